@@ -1,0 +1,236 @@
+"""Ranked papers -> numbered evidence prompt -> LLM -> Answer whose citations are checked in code.
+
+Markers [n] are mapped to the papers numbered in the prompt; markers that point nowhere and
+sentences without a valid citation are dropped and reported. When the model cites nothing, an
+extractive answer (top evidence sentences, cited) replaces it. Retrieval is done by the caller.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+from .config import Settings
+from .prompts import example_turns, render
+from .retrieve import CJK, Hit, SearchResult
+
+REFUSAL = "The indexed papers do not answer this question."
+_REFUSAL_HINTS = re.compile(r"do not answer this question|don't answer this question|cannot answer|无法回答|不能回答|没有.{0,8}(回答|涉及|提到)", re.I)
+_MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])(?:\s*(?:\[[\d,;\s–-]+\])+)?\s+|(?<=[。！？])")
+_DELIM = re.compile(r"</?\s*source[^>]*>", re.I)
+
+
+@dataclass(frozen=True)
+class Source:
+    n: int
+    hit: Hit
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Citation:
+    n: int
+    paper_id: str
+    label: str
+    venue: str | None
+    year: int | None
+    authors: list[str]
+    abstract: str
+    evidence: str
+
+    def as_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Answer:
+    question: str
+    text: str
+    abstained: bool
+    mode: str  # "llm" | "extractive" | "abstain"
+    citations: list[Citation] = field(default_factory=list)
+    retrieved: list[Hit] = field(default_factory=list)
+    invalid_markers: list[str] = field(default_factory=list)
+    dropped_sentences: list[str] = field(default_factory=list)
+    query: str = ""
+    notes: list[str] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
+    model: str = ""
+
+    def as_json(self, id_: str | None = None) -> dict:
+        out = {"id": id_} if id_ is not None else {}
+        out.update({
+            "question": self.question, "answer": self.text, "abstained": self.abstained, "mode": self.mode,
+            "citations": [c.as_json() for c in self.citations],
+            "retrieved": [h.as_json() for h in self.retrieved],
+            "invalid_markers": self.invalid_markers, "dropped_sentences": self.dropped_sentences,
+            "query": self.query, "notes": self.notes, "timings": self.timings, "model": self.model,
+        })
+        return out
+
+
+# -- evidence -----------------------------------------------------------------------------------
+def split_sentences(text: str) -> list[str]:
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])", text.strip())
+    return [p.strip() for p in parts if len(p.strip()) > 2]
+
+
+def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings) -> list[Source]:
+    """Per paper, the sentences closest to the question (kept in abstract order)."""
+    per_paper = [split_sentences(h.meta.get("text") or h.text) for h in hits]
+    flat = [s for sents in per_paper for s in sents]
+    vectors = np.asarray(embedder.get_text_embedding_batch(flat)) if flat else np.zeros((0, 1))
+    q = np.asarray(question_vec)
+    sources, offset = [], 0
+    for n, (hit, sents) in enumerate(zip(hits, per_paper), 1):
+        sims = vectors[offset:offset + len(sents)] @ q if sents else np.zeros(0)
+        offset += len(sents)
+        keep = sorted(np.argsort(-sims)[: settings.evidence_sentences].tolist())
+        sources.append(Source(n=n, hit=hit, evidence=tuple(sents[i] for i in keep)))
+    return sources
+
+
+def count_tokens(text: str) -> int:
+    import tiktoken
+
+    return len(tiktoken.get_encoding("cl100k_base").encode(text))
+
+
+def render_sources(sources: list[Source], settings: Settings) -> str:
+    blocks = []
+    for s in sources:
+        evidence = _DELIM.sub(" ", " ".join(s.evidence))  # an abstract cannot close its own block
+        blocks.append(render(settings.prompts_dir, "source", n=s.n, label=_DELIM.sub(" ", s.hit.meta.get("label") or ""),
+                             venue=s.hit.meta.get("venue") or "venue unknown", evidence=evidence))
+    return "\n".join(blocks)
+
+
+def fit_budget(sources: list[Source], settings: Settings) -> list[Source]:
+    """Drop the last sentence of the lowest-ranked paper (then the paper) until the sources fit."""
+    sources = list(sources)
+    while sources and count_tokens(render_sources(sources, settings)) > settings.prompt_budget:
+        last = sources[-1]
+        if len(last.evidence) > 1:
+            sources[-1] = Source(last.n, last.hit, last.evidence[:-1])
+        elif len(sources) > 1:
+            sources.pop()
+        else:  # one sentence that is itself too long: clip by words
+            words = last.evidence[0].split()
+            sources[-1] = Source(last.n, last.hit, (" ".join(words[: max(10, len(words) * 2 // 3)]),))
+            if len(words) <= 10:
+                break
+    return sources
+
+
+def answer_language(question: str) -> str:
+    return "Chinese (简体中文)" if CJK.search(question) else "English"
+
+
+def build_messages(question: str, sources: list[Source], settings: Settings) -> list[ChatMessage]:
+    """System + worked examples first (a fixed prefix the KV cache reuses), then the sources."""
+    system = render(settings.prompts_dir, "system", max_sentences=4, refusal=REFUSAL, language=answer_language(question))
+    messages = [ChatMessage(role=MessageRole.SYSTEM, content=system)]
+    for role, text in example_turns(settings.prompts_dir, refusal=REFUSAL):
+        messages.append(ChatMessage(role=MessageRole.USER if role == "user" else MessageRole.ASSISTANT, content=text))
+    messages.append(ChatMessage(role=MessageRole.USER, content=render(
+        settings.prompts_dir, "qa", sources=render_sources(sources, settings), question=question)))
+    return messages
+
+
+# -- citations ----------------------------------------------------------------------------------
+def parse_markers(text: str) -> list[tuple[str, list[int]]]:
+    """Every marker and the numbers in it: '[1, 3]' -> [1, 3]; '[2-4]' -> [2, 3, 4]."""
+    found = []
+    for match in _MARKER.finditer(text):
+        numbers: list[int] = []
+        for part in re.split(r"\s*(?:,|;|and)\s*", match.group(1)):
+            bounds = re.split(r"\s*[-–]\s*", part)
+            if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit() and int(bounds[1]) - int(bounds[0]) < 10:
+                numbers += list(range(int(bounds[0]), int(bounds[1]) + 1))
+            elif part.strip().isdigit():
+                numbers.append(int(part))
+        found.append((match.group(0), numbers))
+    return found
+
+
+def split_answer_sentences(text: str) -> list[str]:
+    """Sentences with their trailing markers attached ('... works [1]. Next' -> '... works [1].')."""
+    out, start = [], 0
+    for match in re.finditer(r"[.!?。！？](?:\s*\[[\d,;\s–-]+\])*(?=\s|$)|(?<=\])\s*\n|\n", text):
+        piece = text[start:match.end()].strip()
+        if piece:
+            out.append(piece)
+        start = match.end()
+    if text[start:].strip():
+        out.append(text[start:].strip())
+    return out
+
+
+def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int], list[str], list[str]]:
+    """-> (answer with only valid markers, cited numbers in order, invalid markers, dropped sentences).
+    A sentence keeps its place only if it cites at least one numbered source."""
+    valid = {s.n for s in sources}
+    kept, cited, invalid, dropped = [], [], [], []
+    for sentence in split_answer_sentences(text):
+        numbers_here: list[int] = []
+
+        def fix(match: re.Match) -> str:
+            numbers = [n for _, ns in parse_markers(match.group(0)) for n in ns]
+            good = [n for n in dict.fromkeys(numbers) if n in valid]
+            if len(good) < len(set(numbers)):
+                invalid.append(match.group(0))
+            numbers_here.extend(good)
+            return "".join(f"[{n}]" for n in good)
+
+        cleaned = re.sub(r"\s+(?=[.,;!?。])", "", _MARKER.sub(fix, sentence)).strip()
+        if numbers_here:
+            kept.append(re.sub(r"(\])(?=\w)", r"\1 ", cleaned))
+            cited += [n for n in numbers_here if n not in cited]
+        elif re.search(r"\w", cleaned):
+            dropped.append(cleaned)
+    return " ".join(kept), cited, invalid, dropped
+
+
+def extractive_answer(sources: list[Source], question: str, max_papers: int = 3) -> tuple[str, list[int]]:
+    """The honest fallback: each top paper's best evidence sentence, quoted and cited."""
+    lines, cited = [], []
+    for s in sources[:max_papers]:
+        if not s.evidence:
+            continue
+        lines.append(f"{s.hit.meta.get('label')}: \"{s.evidence[0]}\" [{s.n}]")
+        cited.append(s.n)
+    head = "相关论文原文摘录：" if CJK.search(question) else "From the most relevant papers:"
+    return head + "\n" + "\n".join(f"- {line}" for line in lines), cited
+
+
+def is_refusal(text: str) -> bool:
+    return bool(_REFUSAL_HINTS.search(text))
+
+
+def make_citations(numbers: list[int], sources: list[Source]) -> list[Citation]:
+    by_n = {s.n: s for s in sources}
+    out = []
+    for n in numbers:
+        s = by_n[n]
+        m = s.hit.meta
+        out.append(Citation(
+            n=n, paper_id=s.hit.paper_id, label=m.get("label") or "", venue=m.get("venue") or None,
+            year=m.get("year") or None, authors=[a for a in (m.get("authors") or "").split("; ") if a],
+            abstract=m.get("abstract") or "", evidence=" ".join(s.evidence),
+        ))
+    return out
+
+
+def abstain_text(result: SearchResult, settings: Settings) -> str:
+    near = [h for h in result.hits[:3] if (h.relevance or 0) >= settings.min_relevance - 0.1]
+    zh = bool(CJK.search(result.question))
+    text = "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
+    if near:
+        names = ", ".join(f"{h.meta.get('label')} ({h.meta.get('venue') or '?'})" for h in near)
+        text += (f" 最接近的论文：{names}。" if zh else f" Nearest papers, which may not answer it: {names}.")
+    return text

@@ -1,0 +1,94 @@
+"""One question -> streamed events: retrieval (with evidence) first, then tokens, then the Answer.
+
+Shared by the CLI, the chat UI and the answer evals. Condensing a follow-up and translating a
+Chinese question happen here with the same LLM; retrieval and citation checking live elsewhere.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Iterator
+
+from .answer import (
+    REFUSAL, Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
+    make_citations, resolve_citations, select_evidence,
+)
+from .retrieve import Filters, Hit, SearchResult, search
+from .rewrite import condense_question, translate_question
+
+
+@dataclass
+class Event:
+    kind: str  # "retrieved" | "token" | "done"
+    result: SearchResult | None = None
+    sources: list[Source] | None = None
+    delta: str = ""
+    answer: Answer | None = None
+
+
+def _prompt_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> list[Hit]:
+    s = pipeline.settings
+    hits = [h for h in result.hits if h.relevance is None or h.relevance >= s.min_relevance][: s.answer_papers]
+    have = {h.paper_id for h in hits}
+    meta = pipeline.searcher.paper_meta()
+    for pid in cited_before or []:  # keep earlier citations available to a follow-up
+        if pid not in have and pid in meta and len(hits) < s.answer_papers + 2:
+            hits.append(Hit(paper_id=pid, score=0.0, relevance=None, text=meta[pid].get("text", ""), meta=meta[pid]))
+            have.add(pid)
+    return hits
+
+
+def stream_answer(pipeline, question: str, filters: Filters | None = None, history: list[str] | None = None,
+                  k: int | None = None, cited_before: list[str] | None = None, fast: bool = False) -> Iterator[Event]:
+    settings = pipeline.settings
+    llm = pipeline.llm(fast=fast)  # loaded once per process, before the clock starts
+    model = getattr(llm.metadata, "model_name", "") or settings.llm_model
+    start = time.perf_counter()
+    result = search(
+        pipeline.searcher, question, filters, k, history=history,
+        rewrite=(lambda q, h: condense_question(llm, h, q, settings)),
+        translate=(lambda q: translate_question(llm, q, settings)) if settings.translate_queries else None,
+    )
+    timings = {"retrieve_s": 0.0, "first_token_s": None, "total_s": 0.0}
+
+    def finish(answer: Answer) -> Event:
+        timings["total_s"] = round(time.perf_counter() - start, 3)
+        answer.timings, answer.model, answer.query, answer.notes = timings, model, result.query, result.notes
+        return Event("done", result=result, answer=answer)
+
+    if result.top_relevance < settings.min_relevance and not cited_before:
+        timings["retrieve_s"] = round(time.perf_counter() - start, 3)
+        yield Event("retrieved", result=result, sources=[])
+        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", retrieved=result.hits))
+        return
+    hits = _prompt_hits(pipeline, result, cited_before)
+    qvec = pipeline.embedder.get_query_embedding(result.query)
+    sources = fit_budget(select_evidence(qvec, hits, pipeline.embedder, settings), settings)
+    timings["retrieve_s"] = round(time.perf_counter() - start, 3)
+    yield Event("retrieved", result=result, sources=sources)
+
+    text = ""
+    for chunk in llm.stream_chat(build_messages(question, sources, settings)):
+        if timings["first_token_s"] is None:
+            timings["first_token_s"] = round(time.perf_counter() - start, 3)
+        text += chunk.delta or ""
+        yield Event("token", delta=chunk.delta or "")
+    text = text.strip()
+    if is_refusal(text):
+        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", retrieved=result.hits,
+                            dropped_sentences=[text] if text != REFUSAL else []))
+        return
+    answer_text, cited, invalid, dropped = resolve_citations(text, sources)
+    mode = "llm"
+    if not cited:
+        answer_text, cited = extractive_answer(sources, question)
+        mode = "extractive"
+    yield finish(Answer(question, answer_text, False, mode, citations=make_citations(cited, sources),
+                        retrieved=result.hits, invalid_markers=invalid, dropped_sentences=dropped))
+
+
+def ask(pipeline, question: str, **kwargs) -> Answer:
+    for event in stream_answer(pipeline, question, **kwargs):
+        if event.kind == "done":
+            return event.answer
+    raise RuntimeError("stream_answer ended without an answer")

@@ -1,0 +1,131 @@
+"""Abstract text -> clean text for embedding and display, and a short display label.
+
+Handles inline LaTeX ($...$, \\emph{...}), markdown emphasis and links, and broken hyphenation.
+It does not touch wording: no stemming, no stop-words, no translation.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+
+_MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_TEX_WRAP = re.compile(r"\\(?:emph|textbf|textit|texttt|textsc|text|mathrm|mathbf|url|href)\{([^{}]*)\}")
+_TEX_MATH = re.compile(r"\$([^$]+)\$")
+_MD_BOLD = re.compile(r"\*\*([^*]+?)\*\*")
+_MD_ITAL = re.compile(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])")
+_MD_UNDER = re.compile(r"(?<![\w_])_([^_\s][^_]*?)_(?![\w_])")
+_SPACED_HYPHEN = re.compile(r"\b([A-Za-z]+)- ([a-z]+)\b")
+_INNER_HYPHEN = re.compile(r"\b([a-z]{2,})-([a-z]{2,})\b")
+_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+_SPACES = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=1)
+def _latex_converter():
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+
+
+def _math_to_text(match: re.Match) -> str:
+    inner = match.group(1)
+    try:
+        text = _latex_converter().latex_to_text(inner)
+    except Exception:  # a formula pylatexenc cannot parse stays as written, minus the dollars
+        text = inner
+    return _SPACES.sub(" ", text).strip()
+
+
+def clean_text(raw: str) -> str:
+    """Readable plain text: LaTeX and markdown markup removed, whitespace folded."""
+    text = raw.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_")
+    text = _MD_LINK.sub(lambda m: m.group(2) if m.group(1).startswith("http") else m.group(1), text)
+    for _ in range(3):  # nested \text{\textit{...}}
+        text = _TEX_WRAP.sub(r"\1", text)
+    text = _TEX_MATH.sub(_math_to_text, text)
+    text = _MD_BOLD.sub(r"\1", text)
+    text = _MD_ITAL.sub(r"\1", text)
+    text = _MD_UNDER.sub(r"\1", text)
+    text = _SPACED_HYPHEN.sub(r"\1-\2", text)  # "state- of-the-art" -> "state-of-the-art"
+    text = re.sub(r"([a-z])\.([A-Z][a-z])", r"\1. \2", text)  # "models.We" -> "models. We"
+    return _SPACES.sub(" ", text).strip()
+
+
+def corpus_vocabulary(texts: list[str]) -> Counter:
+    """Word counts over a corpus, used to repair hyphenation broken by line wrapping."""
+    counts: Counter = Counter()
+    for text in texts:
+        counts.update(w.lower() for w in _WORD.findall(text))
+    return counts
+
+
+def dehyphenate(text: str, vocabulary: Counter) -> str:
+    """Join 'net-works' -> 'networks' when the joined word is common in the corpus and the
+    hyphenated form is not: a line-wrap artefact, not a real compound like 'self-supervised'."""
+
+    def join(match: re.Match) -> str:
+        joined = match.group(1) + match.group(2)
+        if vocabulary.get(joined, 0) >= 2 and vocabulary.get(match.group(0), 0) <= 1:
+            return joined
+        return match.group(0)
+
+    return _INNER_HYPHEN.sub(join, text)
+
+
+_NAME = r"([A-Z][\w\-]*[A-Z0-9α-ω][\w\-]*\*?|[a-z]+[A-Z][\w\-]*\*?|[A-Z][a-z]+[A-Z]\w*\*?)"
+_INTRO = re.compile(r"\b(?:we|this (?:paper|work)|our (?:method|approach|framework))\s+(?:\w+\s+){0,2}?"
+                    r"(?:introduce|propose|present|develop|design|contribute|release|build|call|dub|name|term)s?\b", re.I)
+_IN_INTRO = [
+    re.compile(r"\b(?:called|dubbed|named|termed|coined)\s+(?:as\s+)?" + _NAME),
+    re.compile(r"\(" + _NAME + r"\)"),
+    re.compile(r"(?:introduce|propose|present|develop|design|contribute|release|build)s?\s+"
+               r"(?:a |an |the )?(?:new |novel |simple |first )?(?:\w+ ){0,3}?" + _NAME + r"(?=[\s,:.(])"),
+    re.compile(r"(?:^|\s)" + _NAME + r",\s+(?:a|an|which)\s"),
+]
+_ANYWHERE = re.compile(r"\b(?:called|dubbed|named|termed|coined)\s+(?:as\s+)?" + _NAME)
+
+
+_NOT_NAMES = {"LLM", "GNN", "CNN", "RL", "AI", "ML", "NLP", "SAE", "MLP", "ViT", "DNN", "MLLM", "LM", "VLM",
+              "GPU", "SGD", "PDE", "ODE", "MDP", "KL", "OOD", "IID", "TAMP", "NLE", "DEQ", "API", "CLIP",
+              "GPT", "BERT", "NAS", "ICL", "SCM", "CATE", "RLHF", "VAE", "GAN", "LoRA", "MoE", "TD", "LSTD",
+              "CBM", "XAI"}
+
+
+def _is_name(name: str) -> bool:
+    """A method name (DRAGON, JKOnet*, OC-Flow), not a plural acronym of a concept (GNNs, LLMs)."""
+    core = name.rstrip("*")
+    if core in _NOT_NAMES or core.rstrip("s") in _NOT_NAMES:
+        return False
+    if len(core) < 3 or sum(c.isupper() for c in core) < 2:
+        return False
+    return not re.fullmatch(r"[A-Z]+s", core)
+
+
+def make_label(text: str, title: str | None = None, max_chars: int = 60) -> str:
+    """A short name users recognise: the title if known, else the method the abstract
+    introduces (DRAGON, JKOnet*), else its first clause, clipped."""
+    if title:
+        return _clip(title, max_chars + 20)
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    for sentence in sentences:
+        if not _INTRO.search(sentence):
+            continue
+        for pattern in _IN_INTRO:
+            for match in pattern.finditer(sentence):
+                if _is_name(match.group(1).strip("-,.")):
+                    return match.group(1).strip("-,.")
+    for match in _ANYWHERE.finditer(text):
+        if _is_name(match.group(1).strip("-,.")):
+            return match.group(1).strip("-,.")
+    first = sentences[0] if sentences else text
+    clause = re.match(r"((?:\S+\s+){3,}?\S+?),\s", first)  # up to the first comma after 4+ words
+    return _clip(clause.group(1) if clause else first, max_chars)
+
+
+def _clip(text: str, max_chars: int) -> str:
+    text = text.strip().rstrip(".")
+    if len(text) <= max_chars:
+        return text
+    cut = text[:max_chars].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "…"

@@ -1,0 +1,202 @@
+"""`ragqa` subcommands: parse arguments, call the pipeline, print. Errors become one line.
+
+In --json modes only JSON lines go to stdout; progress and logs go to stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from .errors import RagqaError
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _settings(args):
+    from .config import Settings
+
+    overrides = {}
+    if getattr(args, "fast", False):
+        overrides["llm_model"] = Settings().fast_llm_model
+    if getattr(args, "mode", None):
+        overrides["retrieval_mode"] = args.mode
+    return Settings(**overrides)
+
+
+def _pipeline(args):
+    from .pipeline import Pipeline
+
+    return Pipeline(_settings(args))
+
+
+def _filters(args):
+    from .retrieve import Filters
+
+    return Filters(venue=args.venue, year=args.year, author=args.author, topic=args.topic)
+
+
+def _read_batch(path: str) -> list[dict]:
+    from .errors import QueryError
+
+    rows = []
+    source = sys.stdin if path == "-" else open(path, encoding="utf-8")
+    for number, line in enumerate(source, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise QueryError(f"{path} line {number}: invalid JSON ({exc.msg}). One object per line: {{\"id\", \"question\"}}.") from None
+        if not isinstance(row, dict) or not str(row.get("question") or "").strip():
+            raise QueryError(f"{path} line {number}: no 'question'. Each line needs {{\"id\", \"question\", \"history\"?}}.")
+        row.setdefault("id", str(number))
+        rows.append(row)
+    return rows
+
+
+# -- ingest / stats ------------------------------------------------------------------------------
+def cmd_ingest(args) -> int:
+    pipeline = _pipeline(args)
+    if args.status:
+        return cmd_stats(args)
+    paths = [Path(p) for p in args.paths] or [pipeline.settings.data_dir]
+    started = time.perf_counter()
+    report, errors = pipeline.load(paths)
+    for error in errors:
+        _err(f"skipped file: {error}")
+    for skip in report.skipped:
+        _err(f"skipped record {skip.source}: {skip.reason}")
+    print(f"read {report.entries} entries from {', '.join(map(str, paths))}: {len(report.papers)} papers "
+          f"({report.duplicates_merged} duplicates merged, {len(report.skipped)} records skipped, {len(errors)} files unreadable)")
+    if not report.papers:
+        _err("nothing to index: no readable papers in the input")
+        return 1
+    result = pipeline.ingest(report, progress=not args.quiet)
+    print(f"indexed {result.papers} papers into {pipeline.index().name}: {result.new_papers} new, "
+          f"{result.updated_papers} updated, {result.chunks} chunks, {result.embedded_chunks} embedded "
+          f"in {time.perf_counter() - started:.1f} s")
+    return 0 if not errors else 2
+
+
+def cmd_stats(args) -> int:
+    stats = _pipeline(args).index(create=False).stats()
+    if args.json:
+        print(json.dumps(stats, ensure_ascii=False))
+        return 0
+    print(f"{stats['collection']} ({stats['store']})\nembedding model: {stats['embed_model']}; chunking: {stats['chunking']}")
+    print(f"{stats['papers']} papers, {stats['chunks']} chunks")
+    for venue, counts in stats["venues"].items():
+        print(f"  {venue:<16} {counts['papers']:>6} papers {counts['chunks']:>7} chunks")
+    return 0
+
+
+# -- search --------------------------------------------------------------------------------------
+def _print_hits(result) -> None:
+    for note in result.notes:
+        _err(f"({note})")
+    if not result.hits:
+        print("no matching papers")
+    for rank, hit in enumerate(result.hits, 1):
+        m = hit.meta
+        where = " ".join(x for x in [m.get("venue") or "", f"· {m['topic']}" if m.get("topic") else ""] if x)
+        print(f"{rank:>2}. {m.get('title') or m.get('label')}  [{where}]  score {hit.score:.4f}"
+              + (f" cos {hit.relevance:.2f}" if hit.relevance is not None else ""))
+        authors = (m.get("authors") or "").replace("; ", ", ")
+        if authors:
+            print(f"    {authors}{' et al.' if m.get('authors_truncated') else ''}")
+        print(f"    {hit.text[:220]}{'…' if len(hit.text) > 220 else ''}")
+
+
+def cmd_search(args) -> int:
+    pipeline = _pipeline(args)
+    if args.batch:
+        for row in _read_batch(args.batch):
+            result = pipeline.search(row["question"], _filters(args), args.k, history=row.get("history"))
+            print(json.dumps({"id": row["id"], "results": [h.as_json() for h in result.hits]}, ensure_ascii=False), flush=True)
+        return 0
+    if not args.question:
+        return _search_loop(pipeline, args)
+    result = pipeline.search(args.question, _filters(args), args.k)
+    if args.json:
+        print(json.dumps({"question": result.question, "query": result.query, "filters": result.filters.active(),
+                          "results": [h.as_json() for h in result.hits]}, ensure_ascii=False))
+    else:
+        _print_hits(result)
+    return 0
+
+
+def _search_loop(pipeline, args) -> int:
+    print("ragqa search: type a question (empty line or Ctrl-D to quit)")
+    while True:
+        try:
+            question = input("? ").strip()
+        except EOFError:
+            return 0
+        if not question:
+            return 0
+        try:
+            _print_hits(pipeline.search(question, _filters(args), args.k))
+        except RagqaError as exc:
+            _err(f"error: {exc}")
+
+
+# -- wiring --------------------------------------------------------------------------------------
+def _add_filters(p) -> None:
+    p.add_argument("--k", type=int, default=None, help="number of papers (default 10)")
+    p.add_argument("--venue", help='e.g. "ICLR 2024"')
+    p.add_argument("--year", type=int)
+    p.add_argument("--author", help="substring, case-insensitive")
+    p.add_argument("--topic", help="substring, case-insensitive")
+    p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], help="retrieval mode (default hybrid)")
+    p.add_argument("--json", action="store_true", help="JSON lines on stdout")
+    p.add_argument("--batch", metavar="FILE", help='JSONL of {"id", "question", "history"?}; "-" = stdin')
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ragqa", description="Cited answers from ML papers, offline.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="index listings (default: the bundled data/)")
+    p.add_argument("paths", nargs="*", help=".txt listings, .jsonl or .csv files, or folders")
+    p.add_argument("--status", action="store_true", help="show what is indexed instead")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("stats", help="papers and chunks per venue, models used")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("search", help="ranked papers for a question (no LLM unless translating)")
+    p.add_argument("question", nargs="?", help="omit for an interactive loop")
+    _add_filters(p)
+    p.set_defaults(func=cmd_search)
+
+    from . import cli_answer
+
+    cli_answer.add_commands(sub, _add_filters)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except RagqaError as exc:
+        _err(f"error: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

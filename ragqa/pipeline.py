@@ -1,0 +1,77 @@
+"""The wiring: Settings -> store, embedder, searcher, LLMs -> ingest / search / ask.
+
+Read this file to see every stage and where it lives. Models load lazily, once per process.
+"""
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+from pathlib import Path
+
+from .config import Settings
+from .corpus import LoadReport, load_manifest, load_paths
+from .index import IngestReport, PaperIndex
+from .models import embed_name, load_embedder
+from .retrieve import Filters, SearchResult, Searcher, search
+
+
+class Pipeline:
+    def __init__(self, settings: Settings | None = None, embedder=None, llm=None, fast_llm=None):
+        self.settings = settings or Settings()
+        self._embedder, self._llm, self._fast_llm = embedder, llm, fast_llm
+        self._lock = threading.Lock()
+
+    # -- stages, loaded on first use ----------------------------------------------------------
+    @property
+    def embedder(self):
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = load_embedder(self.settings)
+        return self._embedder
+
+    @cached_property
+    def embed_name(self) -> str:
+        return embed_name(self.settings)
+
+    def index(self, create: bool = False) -> PaperIndex:
+        return PaperIndex(self.settings, self.embed_name, create=create)
+
+    @cached_property
+    def searcher(self) -> Searcher:
+        index = self.index(create=False)
+        index.require_nonempty()
+        return Searcher(self.settings, index, self.embedder)
+
+    def llm(self, fast: bool = False):
+        """The answering LLM (fast=True: the small one). Loaded once, shared by all callers."""
+        from .llm import load_llm
+
+        with self._lock:
+            if fast:
+                if self._fast_llm is None:
+                    self._fast_llm = load_llm(self.settings, self.settings.fast_llm_model)
+                return self._fast_llm
+            if self._llm is None:
+                self._llm = load_llm(self.settings, self.settings.llm_model)
+            return self._llm
+
+    def translator_llm(self):
+        """Query translation uses the already-loaded answering LLM if any, else the fast one."""
+        return self._llm or self.llm(fast=True)
+
+    # -- operations ---------------------------------------------------------------------------
+    def load(self, paths: list[Path] | None = None) -> tuple[LoadReport, list[str]]:
+        return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir))
+
+    def ingest(self, report: LoadReport, progress: bool = True) -> IngestReport:
+        result = self.index(create=True).ingest(report.papers, self.embedder, progress=progress)
+        self.__dict__.pop("searcher", None)  # next search sees the new chunks
+        return result
+
+    def search(self, question: str, filters: Filters | None = None, k: int | None = None,
+               history: list[str] | None = None, translate: bool | None = None) -> SearchResult:
+        from .rewrite import translate_question
+
+        use_translation = self.settings.translate_queries if translate is None else translate
+        translate_fn = (lambda q: translate_question(self.translator_llm(), q, self.settings)) if use_translation else None
+        return search(self.searcher, question, filters, k, history=history, translate=translate_fn)

@@ -1,0 +1,262 @@
+"""Question (+filters, +history) -> ranked papers: dense (Chroma) + BM25, fused per paper.
+
+Filters come from arguments or from the question itself ("ICML 2024 papers on ..."). Chinese
+questions are translated by a caller-supplied function first. Answer generation lives elsewhere.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from llama_index.core import QueryBundle, VectorStoreIndex
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore
+from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
+
+from .config import Settings
+from .errors import QueryError
+from .index import PaperIndex
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+@dataclass(frozen=True)
+class Filters:
+    venue: str | None = None
+    year: int | None = None
+    author: str | None = None
+    topic: str | None = None
+
+    def active(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved paper: its best chunk, fused score and best dense cosine."""
+
+    paper_id: str
+    score: float
+    relevance: float | None  # best dense cosine, None when only BM25 found it
+    text: str
+    meta: dict
+
+    def as_json(self) -> dict:
+        m = self.meta
+        return {
+            "paper_id": self.paper_id, "label": m.get("label"), "title": m.get("title") or None,
+            "venue": m.get("venue") or None, "year": m.get("year") or None,
+            "authors": [a for a in (m.get("authors") or "").split("; ") if a],
+            "authors_truncated": bool(m.get("authors_truncated")), "topic": m.get("topic") or None,
+            "score": round(self.score, 5),
+            "relevance": None if self.relevance is None else round(self.relevance, 4),
+            "text": self.text, "abstract": m.get("abstract"),
+        }
+
+
+@dataclass
+class SearchResult:
+    question: str
+    query: str  # what was actually searched (condensed / translated)
+    filters: Filters
+    hits: list[Hit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def top_relevance(self) -> float:
+        return max((h.relevance for h in self.hits if h.relevance is not None), default=0.0)
+
+
+class HybridRetriever(BaseRetriever):
+    """llama-index retriever: one NodeWithScore per paper (its best chunk), RRF-fused score."""
+
+    def __init__(self, searcher: "Searcher", filters: Filters, k: int):
+        super().__init__()
+        self._searcher, self._filters, self._k = searcher, filters, k
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self._searcher.fuse(query_bundle.query_str, self._filters, self._k)
+
+
+class Searcher:
+    """Holds the index, the embedder and a BM25 view of the same chunks (rebuilt on change)."""
+
+    def __init__(self, settings: Settings, index: PaperIndex, embedder: BaseEmbedding):
+        self.settings, self.index, self.embedder = settings, index, embedder
+        self._bm25 = None
+        self._bm25_count = -1
+        self._meta: dict[str, dict] = {}
+        self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
+
+    # -- cached views of the collection -------------------------------------------------
+    def refresh(self) -> None:
+        count = self.index.count()
+        if count == self._bm25_count:
+            return
+        from llama_index.retrievers.bm25 import BM25Retriever
+
+        nodes = self.index.vector_store().get_nodes(node_ids=None)
+        self._meta = {}
+        for node in nodes:
+            self._meta.setdefault(node.metadata["paper_id"], node.metadata)
+        self._bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(len(nodes), self.settings.candidates * 4)) if nodes else None
+        self._bm25_count = count
+
+    def paper_meta(self) -> dict[str, dict]:
+        self.refresh()
+        return self._meta
+
+    def venues(self) -> list[str]:
+        return sorted({m["venue"] for m in self.paper_meta().values() if m.get("venue")})
+
+    def years(self) -> list[int]:
+        return sorted({int(m["year"]) for m in self.paper_meta().values() if m.get("year")})
+
+    def topics(self) -> list[str]:
+        return sorted({m["topic"] for m in self.paper_meta().values() if m.get("topic")})
+
+    # -- filters ------------------------------------------------------------------------
+    def check_filters(self, filters: Filters) -> Filters:
+        """Canonical venue spelling; unknown venue/year/author/topic -> QueryError naming the choices."""
+        if filters.venue:
+            venues = {v.lower(): v for v in self.venues()}
+            if filters.venue.lower() not in venues:
+                raise QueryError(f"Unknown venue {filters.venue!r}. Indexed venues: {', '.join(self.venues()) or 'none'}.")
+            filters = replace(filters, venue=venues[filters.venue.lower()])
+        if filters.year is not None and filters.year not in self.years():
+            raise QueryError(f"No indexed papers from year {filters.year}. Indexed years: {', '.join(map(str, self.years()))}.")
+        for name in ("author", "topic"):
+            value = getattr(filters, name)
+            if value and not self._matching(name, value):
+                raise QueryError(f"No indexed paper has {name} matching {value!r}. Check the spelling or drop --{name}.")
+        return filters
+
+    def _matching(self, name: str, value: str) -> set[str]:
+        needle = value.lower()
+        return {pid for pid, m in self.paper_meta().items() if needle in (m.get(name + "s" if name == "author" else name) or "").lower()}
+
+    def filters_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str]]:
+        """Venue/year named in the question become filters unless given explicitly."""
+        notes: list[str] = []
+        if filters.venue or filters.year:
+            return filters, notes
+        for venue in sorted(self.venues(), key=len, reverse=True):
+            if re.search(rf"(?<![A-Za-z]){re.escape(venue)}(?![A-Za-z0-9])", question, re.I):
+                notes.append(f"filter from question: venue={venue}")
+                return replace(filters, venue=venue), notes
+        years = [int(y) for y in _YEAR.findall(question) if int(y) in self.years()]
+        names = {v.split()[0].lower() for v in self.venues()}
+        named = [n for n in names if re.search(rf"(?<![A-Za-z]){re.escape(n)}(?![A-Za-z])", question, re.I)]
+        if len(named) == 1:
+            choices = [v for v in self.venues() if v.lower().startswith(named[0]) and (not years or str(years[0]) in v)]
+            if len(choices) == 1:
+                notes.append(f"filter from question: venue={choices[0]}")
+                return replace(filters, venue=choices[0]), notes
+        if len(years) == 1:
+            notes.append(f"filter from question: year={years[0]}")
+            return replace(filters, year=years[0]), notes
+        return filters, notes
+
+    def _allowed(self, filters: Filters) -> set[str] | None:
+        if not filters.active():
+            return None
+        allowed = set(self.paper_meta())
+        if filters.venue:
+            allowed &= {p for p, m in self._meta.items() if m.get("venue") == filters.venue}
+        if filters.year is not None:
+            allowed &= {p for p, m in self._meta.items() if int(m.get("year") or 0) == filters.year}
+        for name in ("author", "topic"):
+            if getattr(filters, name):
+                allowed &= self._matching(name, getattr(filters, name))
+        return allowed
+
+    # -- retrieval ------------------------------------------------------------------------
+    def _dense(self, query: str, filters: Filters, allowed: set[str] | None) -> list[NodeWithScore]:
+        conditions = []
+        if filters.venue:
+            conditions.append(MetadataFilter(key="venue", value=filters.venue))
+        if filters.year is not None:
+            conditions.append(MetadataFilter(key="year", value=filters.year))
+        if (filters.author or filters.topic) and allowed is not None:
+            conditions.append(MetadataFilter(key="paper_id", value=sorted(allowed) or ["-"], operator=FilterOperator.IN))
+        retriever = self._vector_index.as_retriever(
+            similarity_top_k=self.settings.candidates,
+            filters=MetadataFilters(filters=conditions) if conditions else None,
+        )
+        return retriever.retrieve(query)
+
+    def _sparse(self, query: str, allowed: set[str] | None) -> list[NodeWithScore]:
+        if self._bm25 is None or not re.search(r"[A-Za-z0-9]", query):
+            return []
+        hits = [h for h in self._bm25.retrieve(query) if (h.score or 0) > 0]
+        if allowed is not None:
+            hits = [h for h in hits if h.node.metadata["paper_id"] in allowed]
+        return hits[: self.settings.candidates]
+
+    def fuse(self, query: str, filters: Filters, k: int) -> list[NodeWithScore]:
+        """Reciprocal-rank fusion at paper level; each paper keeps its best-ranked chunk."""
+        self.refresh()
+        allowed = self._allowed(filters)
+        mode = self.settings.retrieval_mode
+        dense = self._dense(query, filters, allowed) if mode in ("hybrid", "dense") else []
+        sparse = self._sparse(query, allowed) if mode in ("hybrid", "bm25") else []
+        scores: dict[str, float] = {}
+        best: dict[str, tuple[int, NodeWithScore]] = {}
+        cosine: dict[str, float] = {}
+        for weight, ranked, is_dense in ((self.settings.dense_weight, dense, True), (self.settings.bm25_weight, sparse, False)):
+            seen: set[str] = set()
+            for rank, hit in enumerate(ranked):
+                pid = hit.node.metadata["paper_id"]
+                if is_dense:
+                    cosine[pid] = max(cosine.get(pid, -1.0), hit.score or 0.0)
+                if pid in seen:
+                    continue
+                seen.add(pid)
+                scores[pid] = scores.get(pid, 0.0) + weight / (self.settings.rrf_k + rank + 1)
+                if pid not in best or rank < best[pid][0]:
+                    best[pid] = (rank, hit)
+        ranked_ids = sorted(scores, key=lambda p: (-scores[p], p))[:k]
+        out = []
+        for pid in ranked_ids:
+            node = best[pid][1].node
+            node.metadata["_relevance"] = cosine.get(pid)
+            out.append(NodeWithScore(node=node, score=scores[pid]))
+        return out
+
+
+def search(
+    searcher: Searcher, question: str, filters: Filters | None = None, k: int | None = None,
+    history: list[str] | None = None, rewrite: Callable[[str, list[str]], str] | None = None,
+    translate: Callable[[str], str] | None = None, auto_filters: bool = True,
+) -> SearchResult:
+    """The search entry point used by the CLI, the answerer, the UI and the evals."""
+    question = (question or "").strip()
+    if not question:
+        raise QueryError("The question is empty. Type a question, e.g. 'Which papers study sparse autoencoders?'")
+    filters = filters or Filters()
+    notes: list[str] = []
+    if auto_filters:
+        filters, notes = searcher.filters_from_question(question, filters)
+    filters = searcher.check_filters(filters)
+    query = question
+    if history:
+        query = rewrite(question, history) if rewrite else " ".join([*history[-1:], question])
+        if query != question:
+            notes.append(f"standalone question: {query}")
+    if CJK.search(query):
+        if translate is not None:
+            query = translate(query)
+            notes.append(f"translated: {query}")
+        else:
+            notes.append("Chinese question searched untranslated (no LLM available): results may be poor")
+    retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k)
+    hits = [
+        Hit(paper_id=n.node.metadata["paper_id"], score=n.score or 0.0, relevance=n.node.metadata.pop("_relevance", None),
+            text=n.node.get_content(), meta=dict(n.node.metadata))
+        for n in retriever.retrieve(query)
+    ]
+    return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes)
+

@@ -1,0 +1,52 @@
+"""Chroma connection and collection naming: embedded (persistent folder) or a `chroma run` server.
+
+The collection name encodes what determines its vectors (embedding model + chunking), so changing
+either builds a new collection instead of mixing vectors. Nothing here embeds or chunks.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+
+from .config import Settings
+from .errors import IndexMissingError, RagqaError
+
+
+def collection_name(settings: Settings, embed_name: str) -> str:
+    """e.g. papers-all-MiniLM-L6-v2-t200o40 (3-512 chars of [a-zA-Z0-9._-])."""
+    slug = re.sub(r"[^a-zA-Z0-9._-]+", "-", embed_name).strip("-._")[:60] or "model"
+    if slug != embed_name:  # a path or odd id: keep names distinct
+        slug += "-" + hashlib.sha1(embed_name.encode()).hexdigest()[:6]
+    return f"{settings.collection_prefix}-{slug}-t{settings.chunk_size}o{settings.chunk_overlap}"
+
+
+def open_client(settings: Settings):
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    if settings.chroma_host:
+        try:
+            client = chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
+            client.heartbeat()
+        except Exception as exc:
+            raise RagqaError(
+                f"Cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} ({type(exc).__name__}). "
+                f"Start it with 'chroma run --path vectorstore --port {settings.chroma_port}' or unset RAGQA_CHROMA_HOST."
+            ) from None
+        return client
+    settings.vectorstore_dir.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(settings.vectorstore_dir), settings=chroma_settings)
+
+
+def get_collection(client, name: str, metadata: dict | None = None, create: bool = True):
+    """The named collection (cosine space); with create=False a missing one is IndexMissingError."""
+    if create:
+        meta = {"hnsw:space": "cosine", **(metadata or {})}
+        return client.get_or_create_collection(name, metadata=meta)
+    try:
+        return client.get_collection(name)
+    except Exception:
+        raise IndexMissingError(
+            f"No index '{name}' in the store. Run 'ragqa ingest' (bundled papers) or 'ragqa ingest FILE'."
+        ) from None

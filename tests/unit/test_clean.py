@@ -1,0 +1,50 @@
+"""LaTeX/markdown cleaning, hyphenation repair and display labels."""
+from __future__ import annotations
+
+import pytest
+
+from ragqa.clean import clean_text, corpus_vocabulary, dehyphenate, make_label
+
+
+@pytest.mark.parametrize("raw,expected", [
+    ("the value $q^\\pi$ of", "the value q^π of"),
+    ("a \\emph{VQA-Constraints} test-bed", "a VQA-Constraints test-bed"),
+    ("$\\text{\\textit{concentrability}}$ holds", "concentrability holds"),
+    ("the *lazy regime* and _shared space_", "the lazy regime and shared space"),
+    ("**M**ulti-**Q**uery", "Multi-Query"),
+    ("our [code](https://x.org/y) is", "our code is"),
+    ("see [https://x.org](https://x.org)", "see https://x.org"),
+    ("\\url{https://github.com/a/b}", "https://github.com/a/b"),
+    ("improves by **6.16\\%**", "improves by 6.16%"),
+    ("state- of-the-art", "state-of-the-art"),
+    ("LLMs.To overcome", "LLMs. To overcome"),
+    ("rates $\\tilde{O}(\\sqrt{T})$ hold", "rates Õ(√(T)) hold"),
+])
+def test_clean_text(raw, expected):
+    assert clean_text(raw) == expected
+
+
+def test_clean_keeps_plain_text_and_snake_case():
+    text = "We use snake_case_names and 5 * 3 = 15 in a sentence."
+    assert clean_text(text) == text
+
+
+def test_dehyphenate_joins_line_wrap_artifacts_only():
+    vocab = corpus_vocabulary(["neural networks are networks", "self-supervised learning", "net-works"])
+    assert dehyphenate("deep neural net-works", vocab) == "deep neural networks"
+    assert dehyphenate("self-supervised pre-training", vocab) == "self-supervised pre-training"
+
+
+@pytest.mark.parametrize("text,label", [
+    ("We introduce the Distributed-order fRActional Graph Operating Network (DRAGON), a novel GNN.", "DRAGON"),
+    ("In this work we propose JKOnet*, a model for diffusion.", "JKOnet*"),
+    ("We present InterpBench, a collection of semi-synthetic transformers.", "InterpBench"),
+    ("Embedders play a central role in machine learning, projecting objects into vectors.", "Embedders play a central role in machine learning"),
+])
+def test_make_label(text, label):
+    assert make_label(text) == label
+
+
+def test_label_prefers_title_and_clips():
+    assert make_label("whatever", title="A Title") == "A Title"
+    assert len(make_label("word " * 100)) <= 61
