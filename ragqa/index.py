@@ -9,6 +9,7 @@ import json
 import sys
 from collections import Counter
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from llama_index.core import Document
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -150,9 +151,11 @@ class PaperIndex:
             found.update(zip(page["ids"], page["metadatas"]))
         return found
 
-    def ingest(self, papers: list[Paper], embedder: BaseEmbedding, progress: bool = True) -> IngestReport:
+    def ingest(self, papers: list[Paper], embedder: BaseEmbedding | Callable[[], BaseEmbedding],
+               progress: bool = True) -> IngestReport:
         """Upsert papers: embed only chunks not yet stored; merge metadata of papers already stored
-        (e.g. authors from another listing) without re-embedding. Never deletes anything."""
+        (e.g. authors from another listing) without re-embedding. Never deletes anything.
+        `embedder` may be a factory, so an unchanged corpus never loads the model."""
         import time
 
         from tqdm import tqdm
@@ -182,6 +185,8 @@ class PaperIndex:
         store = self.vector_store()
         bar = tqdm(total=len(todo), unit="chunk", desc="embedding", file=sys.stderr, disable=not progress or not todo)
         batch = max(16, self.settings.embed_batch_size * 4)
+        if todo and not isinstance(embedder, BaseEmbedding):
+            embedder = embedder()
         for i in range(0, len(todo), batch):
             part = todo[i:i + batch]
             vectors = embedder.get_text_embedding_batch([n.get_content(metadata_mode=MetadataMode.EMBED) for n in part])
@@ -195,6 +200,7 @@ class PaperIndex:
             by_id = dict(zip(vectors["ids"], vectors["embeddings"]))
             for node in update:
                 node.embedding = list(map(float, by_id[node.id_]))
+            self.collection.delete(ids=[n.id_ for n in update])  # ChromaVectorStore.add does not upsert
             store.add(update)
         report.embedded_chunks = len(todo)
         report.seconds = time.perf_counter() - start

@@ -64,7 +64,7 @@ class Pipeline:
         return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir))
 
     def ingest(self, report: LoadReport, progress: bool = True) -> IngestReport:
-        result = self.index(create=True).ingest(report.papers, self.embedder, progress=progress)
+        result = self.index(create=True).ingest(report.papers, lambda: self.embedder, progress=progress)
         self.__dict__.pop("searcher", None)  # next search sees the new chunks
         return result
 

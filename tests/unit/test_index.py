@@ -1,0 +1,94 @@
+"""Chunking and idempotent, incremental ingest into an embedded Chroma (hashing embedder)."""
+from __future__ import annotations
+
+import json
+
+import tiktoken
+
+from ragqa.corpus import load_file
+from ragqa.index import split_papers
+
+ENC = tiktoken.get_encoding("cl100k_base")
+
+
+def test_chunks_fit_the_token_budget_and_carry_metadata(bundled):
+    pipeline, report = bundled
+    nodes = split_papers(report.papers, pipeline.settings)
+    assert len(nodes) > len(report.papers)  # long abstracts split
+    for node in nodes:
+        assert len(ENC.encode(node.get_content())) <= pipeline.settings.chunk_size
+        assert node.metadata["paper_id"] and node.metadata["venue"] and node.metadata["label"]
+        assert node.id_.startswith(node.metadata["paper_id"] + ":")
+    ids = [n.id_ for n in nodes]
+    assert len(ids) == len(set(ids))
+
+
+def test_long_abstract_splits_at_sentences_with_overlap(bundled):
+    pipeline, report = bundled
+    longest = max(report.papers, key=lambda p: len(p.text))
+    chunks = [n.get_content() for n in split_papers([longest], pipeline.settings)]
+    assert len(chunks) >= 2
+    assert all(c.rstrip()[-1] in ".!?)" for c in chunks[:-1])  # sentence boundaries
+    assert chunks[1][:30] in longest.text and chunks[0][-30:] in longest.text
+    tail_words = chunks[0].split()[-5:]
+    assert " ".join(tail_words) in chunks[1]  # overlap
+
+
+def test_ingest_is_idempotent(bundled):
+    pipeline, report = bundled
+    first = pipeline.ingest(report, progress=False)
+    assert first.new_papers == 95 and first.embedded_chunks == first.chunks > 95
+    again = pipeline.ingest(pipeline.load()[0], progress=False)
+    assert again.new_papers == 0 and again.embedded_chunks == 0 and again.updated_papers == 0
+    assert pipeline.index().count() == first.chunks
+
+
+def test_adding_a_file_embeds_only_new_papers_and_keeps_old(indexed, tmp_path):
+    before = indexed.index().count()
+    new = tmp_path / "extra.jsonl"
+    rows = [{"id": f"x{i}", "title": f"Paper {i}", "authors": ["A B"], "abstract": f"A new abstract number {i} about protein folding with transformers. " * 3, "venue": "ICML", "year": 2024} for i in range(3)]
+    new.write_text("\n".join(json.dumps(r) for r in rows))
+    report, _ = indexed.load([new])
+    result = indexed.ingest(report, progress=False)
+    assert result.new_papers == 3 and result.embedded_chunks == 3
+    assert indexed.index().count() == before + 3
+    stats = indexed.index().stats()
+    assert stats["papers"] == 98 and stats["venues"]["ICML 2024"]["papers"] == 22
+
+
+def test_metadata_merge_across_runs_does_not_reembed(settings, tmp_path):
+    from ragqa.pipeline import Pipeline
+
+    abstract = "We propose WidgetNet, a method for widgets that makes everything faster and better overall. " * 3
+    (tmp_path / "a.txt").write_text(f"ICML 2024 论文列表\n\n{abstract}\n")
+    (tmp_path / "b.txt").write_text(f"论文检索\n\nDeep Learning · Widgets\n\nAnn One, Bob Two\n\n{abstract}\n")
+    pipeline = Pipeline(settings)
+    pipeline.ingest(pipeline.load([tmp_path / "a.txt"])[0], progress=False)
+    result = pipeline.ingest(pipeline.load([tmp_path / "b.txt"])[0], progress=False)
+    assert result.updated_papers == 1 and result.embedded_chunks == 0
+    (meta,) = pipeline.index().papers().values()
+    assert meta["venue"] == "ICML 2024" and meta["authors"] == "Ann One; Bob Two" and meta["topic"] == "Deep Learning · Widgets"
+
+
+def test_changed_chunking_builds_a_new_collection(settings):
+    from ragqa.pipeline import Pipeline
+
+    a = Pipeline(settings).index(create=True).name
+    b = Pipeline(settings.model_copy(update={"chunk_size": 120})).index(create=True).name
+    assert a != b and "t120" in b and "hash-256" in a
+
+
+def test_bad_records_do_not_lose_indexed_papers(indexed, tmp_path):
+    before = indexed.index().count()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "1", "abstract": ""}\n{oops\n')
+    report, errors = indexed.load([bad, tmp_path / "missing.csv"])
+    assert len(report.skipped) == 2 and len(errors) == 1 and report.papers == []
+    assert indexed.index().count() == before
+
+
+def test_load_file_jsonl_real_corpus_shape(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps({"id": "zz", "openreview_id": "zz", "title": "T", "authors": ["A"], "keywords": ["k"], "primary_area": "generative models", "abstract": "Some abstract text here. " * 5, "venue": "ICLR", "year": 2024}))
+    (paper,) = load_file(path).papers
+    assert paper.topic == "generative models" and paper.venue == "ICLR 2024" and dict(paper.extra)["openreview_id"] == "zz"

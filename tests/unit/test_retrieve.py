@@ -1,0 +1,86 @@
+"""Hybrid retrieval, grouping per paper, filters (explicit and from the question), bad filters."""
+from __future__ import annotations
+
+import pytest
+
+from ragqa.errors import QueryError
+from ragqa.retrieve import Filters
+
+
+def _labels(result):
+    return [h.meta["label"] for h in result.hits]
+
+
+def test_hybrid_finds_paper_and_groups_chunks(indexed):
+    result = indexed.search("distributed-order fractional graph operating network DRAGON", k=5, translate=False)
+    assert result.hits[0].meta["label"] == "DRAGON"
+    ids = [h.paper_id for h in result.hits]
+    assert len(ids) == len(set(ids)) == 5
+    assert all(h.meta["abstract"] for h in result.hits)
+
+
+@pytest.mark.parametrize("mode", ["dense", "bm25", "hybrid"])
+def test_each_mode_retrieves(indexed, mode):
+    indexed.settings.retrieval_mode = mode
+    result = indexed.search("JKOnet diffusion terms observational data quadratic loss", k=3, translate=False)
+    assert "JKOnet*" in _labels(result)
+
+
+def test_venue_filter(indexed):
+    result = indexed.search("interpretability of neural networks", Filters(venue="iclr 2025"), k=10, translate=False)
+    assert result.hits and all(h.meta["venue"] == "ICLR 2025" for h in result.hits)
+    assert result.filters.venue == "ICLR 2025"
+
+
+def test_year_author_topic_filters(indexed):
+    by_author = indexed.search("sparse autoencoders", Filters(author="karvonen"), translate=False)
+    assert [h.meta["authors"].split("; ")[0] for h in by_author.hits] == ["Adam Karvonen"]
+    by_topic = indexed.search("graphs", Filters(topic="graph neural"), translate=False)
+    assert by_topic.hits and all("Graph Neural" in h.meta["topic"] for h in by_topic.hits)
+    by_year = indexed.search("language models", Filters(year=2025), translate=False)
+    assert by_year.hits and all(h.meta["year"] == 2025 for h in by_year.hits)
+
+
+def test_filters_from_question(indexed):
+    result = indexed.search("Which ICML 2024 papers study feature learning?", translate=False)
+    assert result.filters.venue == "ICML 2024"
+    assert all(h.meta["venue"] == "ICML 2024" for h in result.hits)
+    assert indexed.search("papers from 2025 on language models", translate=False).filters.year == 2025
+    assert indexed.search("NeurIPS work on graphs", translate=False).filters.venue == "NeurIPS 2024"
+
+
+@pytest.mark.parametrize("filters,match", [
+    (Filters(venue="CVPR 2030"), "Unknown venue 'CVPR 2030'. Indexed venues: ICLR 2024"),
+    (Filters(year=1999), "No indexed papers from year 1999"),
+    (Filters(author="nobody-at-all"), "No indexed paper has author"),
+    (Filters(topic="astrology"), "No indexed paper has topic"),
+])
+def test_unknown_filters_are_clear_errors(indexed, filters, match):
+    with pytest.raises(QueryError, match=match):
+        indexed.search("graphs", filters, translate=False)
+
+
+def test_empty_question(indexed):
+    with pytest.raises(QueryError, match="empty"):
+        indexed.search("   ", translate=False)
+
+
+def test_history_makes_follow_up_standalone(indexed):
+    result = indexed.search("What architectures did they evaluate it with?", history=["Which paper introduces DiffAug?"], translate=False)
+    assert "DiffAug" in _labels(result)[:3]
+
+
+def test_chinese_question_is_translated_before_search(indexed):
+    from ragqa.retrieve import search
+
+    seen = []
+    result = search(indexed.searcher, "有没有分数阶图神经网络的论文？", translate=lambda q: seen.append(q) or "fractional order graph neural network DRAGON")
+    assert seen and result.hits[0].meta["label"] == "DRAGON" and result.query.startswith("fractional")
+
+
+def test_missing_index_is_a_clear_error(settings):
+    from ragqa.errors import IndexMissingError
+    from ragqa.pipeline import Pipeline
+
+    with pytest.raises(IndexMissingError, match="ragqa ingest"):
+        Pipeline(settings).search("anything", translate=False)
