@@ -187,10 +187,14 @@ def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int],
             numbers_here.extend(good)
             return "".join(f"[{n}]" for n in good)
 
-        cleaned = re.sub(r"\s+(?=[.,;!?。])", "", _MARKER.sub(fix, sentence)).strip()
+        cleaned = _MARKER.sub(fix, sentence)
+        cleaned = re.sub(r"(?:\[\d+\]\s*){2,}", lambda m: "".join(f"[{n}]" for n in dict.fromkeys(re.findall(r"\d+", m.group(0)))), cleaned)
+        cleaned = re.sub(r"\s+(?=[.,;!?。])", "", cleaned).strip()
         if numbers_here:
             kept.append(re.sub(r"(\])(?=\w)", r"\1 ", cleaned))
-            cited += [n for n in numbers_here if n not in cited]
+            for n in numbers_here:
+                if n not in cited:
+                    cited.append(n)
         elif re.search(r"\w", cleaned):
             dropped.append(cleaned)
     return " ".join(kept), cited, invalid, dropped

@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     answer_papers: int = Field(4, ge=1, le=10, description="papers numbered [1]..[k] in the prompt")
     evidence_sentences: int = Field(2, ge=1, le=8)
     prompt_budget: int = Field(900, ge=200, description="tiktoken tokens of evidence in the prompt")
-    min_relevance: float = Field(0.30, description="abstain when the best dense cosine is below this")
+    min_relevance: float = Field(0.50, description="abstain when the best dense cosine is below this")
     # UI
     ui_auth: str | None = Field(None, description="'user:password' enables login when exposed")
 

@@ -12,7 +12,7 @@ from typing import Callable
 from llama_index.core import QueryBundle, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore
+from llama_index.core.schema import NodeWithScore, TextNode
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 
 from .config import Settings
@@ -40,7 +40,7 @@ class Hit:
 
     paper_id: str
     score: float
-    relevance: float | None  # best dense cosine, None when only BM25 found it
+    relevance: float | None  # best dense cosine (1.0: the question names it), None: only BM25 found it
     text: str
     meta: dict
 
@@ -89,6 +89,7 @@ class Searcher:
         self._bm25 = None
         self._bm25_count = -1
         self._meta: dict[str, dict] = {}
+        self._names: dict[str, list[str]] = {}
         self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
 
     # -- cached views of the collection -------------------------------------------------
@@ -102,6 +103,11 @@ class Searcher:
         self._meta = {}
         for node in nodes:
             self._meta.setdefault(node.metadata["paper_id"], node.metadata)
+        self._names = {}  # method names used as labels (DRAGON, JKOnet*), for name look-ups
+        for pid, meta in self._meta.items():
+            label = meta.get("label") or ""
+            if not meta.get("title") and 3 <= len(label) <= 30 and " " not in label and "…" not in label:
+                self._names.setdefault(label.lower(), []).append(pid)
         self._bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(len(nodes), self.settings.candidates * 4)) if nodes else None
         self._bm25_count = count
 
@@ -196,6 +202,11 @@ class Searcher:
             hits = [h for h in hits if h.node.metadata["paper_id"] in allowed]
         return hits[: self.settings.candidates]
 
+    def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
+        words = {w.lower() for w in re.findall(r"[\w\-*α-ω]+", query)}
+        found = [pid for name, pids in self._names.items() if name in words for pid in pids]
+        return [p for p in found if allowed is None or p in allowed]
+
     def fuse(self, query: str, filters: Filters, k: int) -> list[NodeWithScore]:
         """Reciprocal-rank fusion at paper level; each paper keeps its best-ranked chunk."""
         self.refresh()
@@ -218,6 +229,12 @@ class Searcher:
                 scores[pid] = scores.get(pid, 0.0) + weight / (self.settings.rrf_k + rank + 1)
                 if pid not in best or rank < best[pid][0]:
                     best[pid] = (rank, hit)
+        for pid in self._named_in(query, allowed):  # the question names the paper: rank it first
+            if pid not in best:
+                node = self.index.collection.get(ids=[f"{pid}:0"], include=["documents", "metadatas"])
+                best[pid] = (0, NodeWithScore(node=TextNode(id_=f"{pid}:0", text=node["documents"][0], metadata=node["metadatas"][0]), score=0.0))
+            scores[pid] = scores.get(pid, 0.0) + 1.0
+            cosine[pid] = 1.0
         ranked_ids = sorted(scores, key=lambda p: (-scores[p], p))[:k]
         out = []
         for pid in ranked_ids:
