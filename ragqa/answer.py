@@ -105,7 +105,9 @@ def render_sources(sources: list[Source], settings: Settings) -> str:
     blocks = []
     for s in sources:
         evidence = _DELIM.sub(" ", " ".join(s.evidence))  # an abstract cannot close its own block
-        blocks.append(render(settings.prompts_dir, "source", n=s.n, label=_DELIM.sub(" ", s.hit.meta.get("label") or ""),
+        label = _DELIM.sub(" ", s.hit.meta.get("label") or "")
+        label = label if len(label) <= 40 else label[:38].rsplit(" ", 1)[0] + "…"
+        blocks.append(render(settings.prompts_dir, "source", n=s.n, label=label,
                              venue=s.hit.meta.get("venue") or "venue unknown", evidence=evidence))
     return "\n".join(blocks)
 
@@ -133,12 +135,13 @@ def answer_language(question: str) -> str:
 
 def build_messages(question: str, sources: list[Source], settings: Settings) -> list[ChatMessage]:
     """System + worked examples first (a fixed prefix the KV cache reuses), then the sources."""
-    system = render(settings.prompts_dir, "system", max_sentences=4, refusal=REFUSAL, language=answer_language(question))
+    system = render(settings.prompts_dir, "system", max_sentences=4, refusal=REFUSAL)
     messages = [ChatMessage(role=MessageRole.SYSTEM, content=system)]
     for role, text in example_turns(settings.prompts_dir, refusal=REFUSAL):
         messages.append(ChatMessage(role=MessageRole.USER if role == "user" else MessageRole.ASSISTANT, content=text))
     messages.append(ChatMessage(role=MessageRole.USER, content=render(
-        settings.prompts_dir, "qa", sources=render_sources(sources, settings), question=question)))
+        settings.prompts_dir, "qa", sources=render_sources(sources, settings), question=question,
+        language=answer_language(question))))
     return messages
 
 

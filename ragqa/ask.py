@@ -13,7 +13,7 @@ from .answer import (
     REFUSAL, Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
     make_citations, resolve_citations, select_evidence,
 )
-from .retrieve import Filters, Hit, SearchResult, search
+from .retrieve import CJK, Filters, Hit, SearchResult, search
 from .rewrite import condense_question, translate_question
 
 
@@ -28,26 +28,29 @@ class Event:
 
 def _prompt_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> list[Hit]:
     s = pipeline.settings
-    hits = [h for h in result.hits if h.relevance is None or h.relevance >= s.min_relevance][: s.answer_papers]
+    floor = max(s.min_relevance, result.top_relevance - s.relative_margin)  # near the best match only
+    hits = [h for h in result.hits if h.relevance is None or h.relevance >= floor][: s.answer_papers]
     have = {h.paper_id for h in hits}
     meta = pipeline.searcher.paper_meta()
-    for pid in cited_before or []:  # keep earlier citations available to a follow-up
-        if pid not in have and pid in meta and len(hits) < s.answer_papers + 2:
-            hits.append(Hit(paper_id=pid, score=0.0, relevance=None, text=meta[pid].get("text", ""), meta=meta[pid]))
-            have.add(pid)
-    return hits
+    earlier = [Hit(paper_id=pid, score=0.0, relevance=None, text=meta[pid].get("text", ""), meta=meta[pid])
+               for pid in dict.fromkeys(cited_before or []) if pid not in have and pid in meta][:2]
+    # keep earlier citations available to a follow-up, right after the best new match
+    return hits[:1] + earlier + hits[1:]
 
 
 def stream_answer(pipeline, question: str, filters: Filters | None = None, history: list[str] | None = None,
                   k: int | None = None, cited_before: list[str] | None = None, fast: bool = False) -> Iterator[Event]:
     settings = pipeline.settings
-    llm = pipeline.llm(fast=fast)  # loaded once per process, before the clock starts
+    llm = pipeline.llm(fast=fast)  # models and indexes load once per process, before the clock starts
+    pipeline.searcher.refresh()
+    pipeline.embedder
     model = getattr(llm.metadata, "model_name", "") or settings.llm_model
+    rewriter = pipeline.rewrite_llm() if history or CJK.search(question) else None
     start = time.perf_counter()
     result = search(
         pipeline.searcher, question, filters, k, history=history,
-        rewrite=(lambda q, h: condense_question(llm, h, q, settings)),
-        translate=(lambda q: translate_question(llm, q, settings)) if settings.translate_queries else None,
+        rewrite=(lambda q, h: condense_question(rewriter, h, q, settings)),
+        translate=(lambda q: translate_question(rewriter, q, settings)) if settings.translate_queries else None,
     )
     timings = {"retrieve_s": 0.0, "first_token_s": None, "total_s": 0.0}
 

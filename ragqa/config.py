@@ -41,6 +41,7 @@ class Settings(BaseSettings):
     llm_backend: Literal["llamacpp", "transformers", "openai"] = "llamacpp"
     llm_model: str = "qwen2.5-1.5b"
     fast_llm_model: str = "qwen2.5-0.5b"
+    rewrite_with_fast_model: bool = Field(True, description="translate/condense with the small model, keeping the big one's prompt cache")
     openai_base_url: str | None = None
     openai_api_key: str = "not-needed"
     max_new_tokens: int = 220
@@ -49,7 +50,8 @@ class Settings(BaseSettings):
     n_ctx: int = 4096
     answer_papers: int = Field(4, ge=1, le=10, description="papers numbered [1]..[k] in the prompt")
     evidence_sentences: int = Field(2, ge=1, le=8)
-    prompt_budget: int = Field(900, ge=200, description="tiktoken tokens of evidence in the prompt")
+    prompt_budget: int = Field(260, ge=60, description="tiktoken tokens of evidence in the prompt (prefill is ~33 tok/s)")
+    relative_margin: float = Field(0.12, description="prompt papers must score within this of the best match")
     min_relevance: float = Field(0.50, description="abstain when the best dense cosine is below this")
     # UI
     ui_auth: str | None = Field(None, description="'user:password' enables login when exposed")

@@ -55,9 +55,12 @@ class Pipeline:
                 self._llm = load_llm(self.settings, self.settings.llm_model)
             return self._llm
 
-    def translator_llm(self):
-        """Query translation uses the already-loaded answering LLM if any, else the fast one."""
-        return self._llm or self.llm(fast=True)
+    def rewrite_llm(self):
+        """Query translation and follow-up condensing: the small model by default, so the answering
+        model's KV cache keeps the fixed prompt prefix between questions."""
+        if self.settings.rewrite_with_fast_model or self.settings.llm_backend != "llamacpp":
+            return self.llm(fast=True) if self.settings.llm_backend == "llamacpp" else self.llm()
+        return self.llm()
 
     # -- operations ---------------------------------------------------------------------------
     def load(self, paths: list[Path] | None = None) -> tuple[LoadReport, list[str]]:
@@ -73,5 +76,5 @@ class Pipeline:
         from .rewrite import translate_question
 
         use_translation = self.settings.translate_queries if translate is None else translate
-        translate_fn = (lambda q: translate_question(self.translator_llm(), q, self.settings)) if use_translation else None
+        translate_fn = (lambda q: translate_question(self.rewrite_llm(), q, self.settings)) if use_translation else None
         return search(self.searcher, question, filters, k, history=history, translate=translate_fn)

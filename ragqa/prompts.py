@@ -10,8 +10,8 @@ from .errors import PromptError
 
 # template name -> placeholders it must use (no more, no fewer)
 REQUIRED = {
-    "system": {"max_sentences", "refusal", "language"},
-    "qa": {"sources", "question"},
+    "system": {"max_sentences", "refusal"},
+    "qa": {"sources", "question", "language"},
     "source": {"n", "label", "venue", "evidence"},
     "examples": {"refusal"},
     "condense": {"history", "question"},

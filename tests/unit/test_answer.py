@@ -74,7 +74,7 @@ def cite(label, claim="It does this"):
 
 
 def _pipeline(indexed, replies):
-    indexed._llm = ScriptedLLM(replies)
+    indexed._llm = indexed._fast_llm = ScriptedLLM(replies)  # one script for rewrites and answers
     return indexed
 
 
