@@ -20,6 +20,7 @@ class Pipeline:
         self.settings = settings or Settings()
         self._embedder, self._llm, self._fast_llm = embedder, llm, fast_llm
         self._lock = threading.Lock()
+        self.translations: dict[str, str] = {}  # question -> English; deterministic, so cached
 
     # -- stages, loaded on first use ----------------------------------------------------------
     @property
@@ -76,5 +77,10 @@ class Pipeline:
         from .rewrite import translate_question
 
         use_translation = self.settings.translate_queries if translate is None else translate
-        translate_fn = (lambda q: translate_question(self.rewrite_llm(), q, self.settings)) if use_translation else None
-        return search(self.searcher, question, filters, k, history=history, translate=translate_fn)
+        def translate_fn(q: str) -> str:
+            if q not in self.translations:
+                self.translations[q] = translate_question(self.rewrite_llm(), q, self.settings)
+            return self.translations[q]
+
+
+        return search(self.searcher, question, filters, k, history=history, translate=translate_fn if use_translation else None)

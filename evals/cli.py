@@ -1,0 +1,136 @@
+"""`ragqa eval retrieval|answers|compare|generate`: argument parsing and printing only."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# name -> Settings overrides; every config indexes the same corpus into its own collection
+CONFIGS = {
+    "dense": {"retrieval_mode": "dense"},
+    "bm25": {"retrieval_mode": "bm25"},
+    "hybrid": {"retrieval_mode": "hybrid"},
+    "hybrid-dense2x": {"retrieval_mode": "hybrid", "dense_weight": 2.0},
+    "hybrid-chunk120": {"retrieval_mode": "hybrid", "chunk_size": 120, "chunk_overlap": 24},
+    "hybrid-chunk400": {"retrieval_mode": "hybrid", "chunk_size": 400, "chunk_overlap": 40},
+    "hash-hybrid": {"retrieval_mode": "hybrid", "embed_model": "hash"},
+}
+DEFAULT_COMPARE = ["dense", "bm25", "hybrid", "hybrid-dense2x", "hybrid-chunk120", "hybrid-chunk400", "hash-hybrid"]
+
+
+def add_eval_command(sub) -> None:
+    p = sub.add_parser("eval", help="retrieval and answer quality evaluations")
+    ev = p.add_subparsers(dest="eval_command", required=True)
+
+    r = ev.add_parser("retrieval", help="Recall@k, MRR@10, nDCG@10 over the current index or a BEIR set")
+    r.add_argument("--dataset", type=Path, help="our JSONL dataset")
+    r.add_argument("--beir", type=Path, help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
+    r.add_argument("--split", default="test")
+    r.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default=None)
+    r.add_argument("--k", type=int, default=10)
+    r.add_argument("--limit", type=int, default=None, help="first N queries only")
+    r.add_argument("--no-translate", action="store_true", help="search Chinese questions untranslated (no LLM)")
+    r.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+    a = ev.add_parser("answers", help="citation validity/precision/recall, abstention, latency")
+    a.add_argument("--dataset", type=Path, required=True)
+    a.add_argument("--fast", action="store_true")
+    a.add_argument("--limit", type=int, default=None)
+    a.add_argument("--json", action="store_true")
+    a.add_argument("--out", type=Path, default=None, help="also write the full result (with answers) here")
+
+    c = ev.add_parser("compare", help="several retrieval configs -> one report (md, json, png)")
+    c.add_argument("--dataset", type=Path)
+    c.add_argument("--beir", type=Path)
+    c.add_argument("--split", default="test")
+    c.add_argument("--corpus", type=Path, nargs="*", default=None, help="what to index for --dataset (default: data/)")
+    c.add_argument("--configs", nargs="*", default=None, help=f"from: {', '.join(CONFIGS)}")
+    c.add_argument("--store", type=Path, default=None, help="Chroma folder for the compare (default vectorstore/)")
+    c.add_argument("--out", type=Path, default=None, help="reports folder (default evals/reports)")
+    c.add_argument("--limit", type=int, default=None)
+
+    g = ev.add_parser("generate", help="a starter dataset written by the local LLM from your corpus")
+    g.add_argument("--corpus", type=Path, nargs="+", required=True)
+    g.add_argument("--n", type=int, default=50)
+    g.add_argument("--out", type=Path, default=Path("evals/datasets/generated.jsonl"))
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--fast", action="store_true", help="write questions with the small model")
+    p.set_defaults(func=run)
+
+
+def _settings(**overrides):
+    from ragqa.config import Settings
+
+    return Settings(**overrides)
+
+
+def _print_dataset_result(result: dict) -> None:
+    o = result["overall"]
+    print(f"{result['scored']} scored questions (+{result['n'] - result['scored']} unanswerable)")
+    print("  " + "  ".join(f"{m}={v:.3f}" for m, v in o.items()))
+    for group in ("by_type", "by_lang"):
+        for key, v in result[group].items():
+            print(f"  {group[3:]}={key:<13} n={v['n']:<3} R@3={v['recall@3']:.3f} R@10={v['recall@10']:.3f} MRR@10={v['mrr@10']:.3f} nDCG@10={v['ndcg@10']:.3f}")
+    a = result["abstention_signal"]
+    print(f"  threshold {a['threshold']}: {a['unanswerable_below']:.0%} of unanswerable and {a['answerable_below']:.0%} of answerable questions score below it")
+    if result["errors"]:
+        print(f"  {len(result['errors'])} questions failed: " + "; ".join(f"{k}: {v}" for k, v in list(result["errors"].items())[:3]))
+
+
+def run(args) -> int:
+    from ragqa.errors import QueryError
+    from ragqa.pipeline import Pipeline
+
+    from .dataset import load_dataset
+
+    if args.eval_command == "retrieval":
+        if bool(args.dataset) == bool(args.beir):
+            raise QueryError("Give exactly one of --dataset FILE.jsonl or --beir DIR.")
+        overrides = {"retrieval_mode": args.mode} if args.mode else {}
+        if args.beir:
+            from .retrieval import run_beir
+
+            result = run_beir(_settings(**overrides), args.beir, args.split, modes=(args.mode or "hybrid",), limit=args.limit)
+            if args.json:
+                print(json.dumps(result))
+            else:
+                for mode, m in result["modes"].items():
+                    print(f"{result['dataset']} {args.split} ({result['queries']} queries, {result['corpus']} docs) {mode}: "
+                          + "  ".join(f"{k}={v}" for k, v in m.items()))
+            return 0
+        from .retrieval import run_dataset
+
+        questions = load_dataset(args.dataset)[: args.limit]
+        pipeline = Pipeline(_settings(**overrides))
+        result = run_dataset(pipeline, questions, k=args.k, translate=not args.no_translate)
+        if args.json:
+            print(json.dumps({k: v for k, v in result.items() if k != "per_query"}, ensure_ascii=False))
+        else:
+            _print_dataset_result(result)
+        return 0
+    if args.eval_command == "answers":
+        from .answers import run_answers
+
+        questions = load_dataset(args.dataset)[: args.limit]
+        pipeline = Pipeline(_settings(**({"llm_model": _settings().fast_llm_model} if args.fast else {})))
+        result = run_answers(pipeline, questions)
+        if args.out:
+            args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
+        summary = {k: v for k, v in result.items() if k != "rows"}
+        print(json.dumps(summary, ensure_ascii=False) if args.json else json.dumps(summary, indent=1, ensure_ascii=False))
+        return 0
+    if args.eval_command == "compare":
+        from .compare import compare
+
+        path = compare(args)
+        print(f"report: {path}")
+        return 0
+    if args.eval_command == "generate":
+        from .generate import generate
+
+        n = generate(args)
+        print(f"wrote {n} questions to {args.out}")
+        return 0
+    return 2
