@@ -1,0 +1,58 @@
+"""A launched UI over the bundled corpus with the hashing embedder and a scripted LLM (fast)."""
+from __future__ import annotations
+
+import re
+import socket
+
+import pytest
+
+from tests.fakes import ScriptedLLM
+
+
+def cite_first(prompt: str) -> str:
+    """Answer like a well-behaved model: cite the first source by its number and name."""
+    if "Who won" in prompt.split("Question:")[-1]:
+        return "The indexed papers do not answer this question."
+    match = re.findall(r'<source id="(\d+)">\nPaper: ([^\n(]+)', prompt.rsplit("Sources:", 1)[-1])
+    if not match:
+        return "The indexed papers do not answer this question."
+    n, label = match[0]
+    return f"{label.strip()} addresses this question directly [{n}]. It reports results on standard benchmarks [{n}]."
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def ui_pipeline(tmp_path_factory):
+    import shutil
+
+    from ragqa.config import Settings
+    from ragqa.pipeline import Pipeline
+    from tests.conftest import ROOT
+
+    tmp = tmp_path_factory.mktemp("ui")
+    shutil.copytree(ROOT / "data", tmp / "data")
+    xss = ('ICML 2024 论文列表\n\nWe propose XSSNet, a <script>window.__pwned=1</script> model '
+           '<img src=x onerror="window.__pwned=2"> for adversarial markup in abstracts of papers. '
+           + "It is evaluated on many benchmarks of markup injection in web pages and documents. " * 3 + "\n")
+    (tmp / "data" / "xss.txt").write_text(xss, encoding="utf-8")
+    pipeline = Pipeline(Settings(data_dir=tmp / "data", vectorstore_dir=tmp / "vs", embed_model="hash", min_relevance=0.1))
+    pipeline.ingest(pipeline.load()[0], progress=False)
+    pipeline._llm = pipeline._fast_llm = ScriptedLLM([lambda p: cite_first(p) if "Sources:" in p else p.split("Last question:")[-1].split("\n")[0].strip() or "q"])
+    return pipeline
+
+
+@pytest.fixture(scope="module")
+def ui_url(ui_pipeline):
+    from ui.app import build_app
+    from ui.render import CSS
+
+    app = build_app(ui_pipeline)
+    port = _free_port()
+    app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, css=CSS, quiet=True)
+    yield f"http://127.0.0.1:{port}/"
+    app.close()
