@@ -11,15 +11,17 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from llama_index.core import Document
-from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.node_parser import SentenceSplitter
-from llama_index.core.schema import MetadataMode, TextNode
+from typing import TYPE_CHECKING
 
 from .config import Settings
 from .corpus import Paper, merge_papers
 from .errors import IndexMissingError
 from .store import collection_name, get_collection, open_client
+
+if TYPE_CHECKING:  # llama-index is imported lazily: an unchanged re-ingest never needs it
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+    from llama_index.core.node_parser import SentenceSplitter
+    from llama_index.core.schema import TextNode
 
 TOKENIZER = "cl100k_base"
 _FETCH_BATCH = 2000
@@ -61,8 +63,9 @@ def paper_from_metadata(meta: dict) -> Paper:
     )
 
 
-def make_splitter(settings: Settings) -> SentenceSplitter:
+def make_splitter(settings: Settings) -> "SentenceSplitter":
     import tiktoken
+    from llama_index.core.node_parser import SentenceSplitter
 
     return SentenceSplitter(
         chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap,
@@ -71,9 +74,10 @@ def make_splitter(settings: Settings) -> SentenceSplitter:
     )
 
 
-def split_papers(papers: list[Paper], settings: Settings) -> list[TextNode]:
+def split_papers(papers: list[Paper], settings: Settings) -> list["TextNode"]:
     """Each paper -> one or more chunks at sentence boundaries, with the paper's metadata.
     Only the title (when known) is embedded with the text; all metadata stays out of prompts."""
+    from llama_index.core import Document
     splitter = make_splitter(settings)
     nodes: list[TextNode] = []
     for paper in papers:
@@ -151,7 +155,7 @@ class PaperIndex:
             found.update(zip(page["ids"], page["metadatas"]))
         return found
 
-    def ingest(self, papers: list[Paper], embedder: BaseEmbedding | Callable[[], BaseEmbedding],
+    def ingest(self, papers: list[Paper], embedder: "BaseEmbedding | Callable[[], BaseEmbedding]",
                progress: bool = True) -> IngestReport:
         """Upsert papers: embed only chunks not yet stored; merge metadata of papers already stored
         (e.g. authors from another listing) without re-embedding. Never deletes anything.
@@ -176,8 +180,14 @@ class PaperIndex:
             else:
                 report.new_papers += 1
                 merged.append(paper)
-        nodes = split_papers(merged, self.settings)
-        report.chunks = len(nodes)
+        work = [p for p, first in zip(merged, first_ids) if first not in stored or p.paper_id in changed]
+        if not work:  # unchanged corpus: nothing to split, embed or import
+            report.chunks = self.count()
+            report.seconds = time.perf_counter() - start
+            return report
+        from llama_index.core.schema import MetadataMode
+
+        nodes = split_papers(work, self.settings)
         have = self._existing([n.id_ for n in nodes]) if stored else {}
         todo = [n for n in nodes if n.id_ not in have]
         update = [n for n in nodes if n.id_ in have and n.metadata["paper_id"] in changed]
@@ -185,7 +195,7 @@ class PaperIndex:
         store = self.vector_store()
         bar = tqdm(total=len(todo), unit="chunk", desc="embedding", file=sys.stderr, disable=not progress or not todo)
         batch = max(16, self.settings.embed_batch_size * 4)
-        if todo and not isinstance(embedder, BaseEmbedding):
+        if todo and not hasattr(embedder, "get_text_embedding_batch"):
             embedder = embedder()
         for i in range(0, len(todo), batch):
             part = todo[i:i + batch]
@@ -203,5 +213,6 @@ class PaperIndex:
             self.collection.delete(ids=[n.id_ for n in update])  # ChromaVectorStore.add does not upsert
             store.add(update)
         report.embedded_chunks = len(todo)
+        report.chunks = self.count()
         report.seconds = time.perf_counter() - start
         return report

@@ -10,47 +10,14 @@ import re
 import subprocess
 import sys
 import zipfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
-
-import numpy as np
-from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from .config import Settings
 from .errors import ModelError
 
 MINILM = "all-MiniLM-L6-v2"
-
-
-class HashingEmbedding(BaseEmbedding):
-    """Deterministic bag-of-words embedder (crc32 of lower-cased words, L2-normalised).
-
-    For tests and CI-sized evaluation runs: no model, no randomness, similar texts score higher."""
-
-    dim: int = 256
-
-    @classmethod
-    def class_name(cls) -> str:
-        return "HashingEmbedding"
-
-    def _vector(self, text: str) -> list[float]:
-        vec = np.zeros(self.dim, dtype=np.float32)
-        for word in re.findall(r"\w+", text.lower()):
-            h = zlib.crc32(word.encode("utf-8"))
-            vec[h % self.dim] += 1.0 if (h >> 16) & 1 else -1.0
-        norm = float(np.linalg.norm(vec))
-        return (vec / norm).tolist() if norm else vec.tolist()
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return self._vector(query)
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return self._vector(query)
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self._vector(text)
 
 
 def embed_name(settings: Settings) -> str:
@@ -61,9 +28,12 @@ def embed_name(settings: Settings) -> str:
     return settings.embed_model
 
 
-def load_embedder(settings: Settings) -> BaseEmbedding:
-    """The configured embedding model; 'minilm' is the packaged all-MiniLM-L6-v2."""
+def load_embedder(settings: Settings):
+    """The configured embedding model (a llama-index BaseEmbedding); 'minilm' is the packaged
+    all-MiniLM-L6-v2, 'hash' the deterministic bag-of-words embedder."""
     if settings.embed_model == "hash":
+        from .hashing import HashingEmbedding
+
         return HashingEmbedding(embed_batch_size=settings.embed_batch_size)
     model = settings.embed_model
     if model == "minilm":

@@ -10,9 +10,13 @@ from pathlib import Path
 
 from .config import Settings
 from .corpus import LoadReport, load_manifest, load_paths
+from typing import TYPE_CHECKING
+
 from .index import IngestReport, PaperIndex
-from .models import embed_name, load_embedder
-from .retrieve import Filters, SearchResult, Searcher, search
+from .models import embed_name
+
+if TYPE_CHECKING:
+    from .retrieve import Filters, SearchResult, Searcher
 
 
 class Pipeline:
@@ -27,6 +31,8 @@ class Pipeline:
     def embedder(self):
         with self._lock:
             if self._embedder is None:
+                from .models import load_embedder
+
                 self._embedder = load_embedder(self.settings)
         return self._embedder
 
@@ -38,7 +44,9 @@ class Pipeline:
         return PaperIndex(self.settings, self.embed_name, create=create)
 
     @cached_property
-    def searcher(self) -> Searcher:
+    def searcher(self) -> "Searcher":
+        from .retrieve import Searcher
+
         index = self.index(create=False)
         index.require_nonempty()
         return Searcher(self.settings, index, self.embedder)
@@ -72,8 +80,9 @@ class Pipeline:
         self.__dict__.pop("searcher", None)  # next search sees the new chunks
         return result
 
-    def search(self, question: str, filters: Filters | None = None, k: int | None = None,
-               history: list[str] | None = None, translate: bool | None = None) -> SearchResult:
+    def search(self, question: str, filters: "Filters | None" = None, k: int | None = None,
+               history: list[str] | None = None, translate: bool | None = None) -> "SearchResult":
+        from .retrieve import search
         from .rewrite import translate_question
 
         use_translation = self.settings.translate_queries if translate is None else translate

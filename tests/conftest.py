@@ -24,7 +24,7 @@ def settings(tmp_path):
 
 @pytest.fixture()
 def hash_embedder():
-    from ragqa.models import HashingEmbedding
+    from ragqa.hashing import HashingEmbedding
 
     return HashingEmbedding()
 

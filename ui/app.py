@@ -167,7 +167,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                     fast = gr.Checkbox(False, label=f"Fast model ({pipeline.settings.fast_llm_model})")
         with gr.Tab("Papers"):
             with gr.Row():
-                search_box = gr.Textbox(placeholder="Filter by words in title, authors, topic or abstract", show_label=False)
+                search_box = gr.Textbox(placeholder="Filter by words in title, authors, topic or abstract", show_label=False,
+                                        elem_id="rq-paper-search")
                 paper_venue = gr.Dropdown(venues, value=ANY, label="Venue")
             rows, summary = papers_table(pipeline)
             counts = gr.Markdown(summary)
