@@ -16,6 +16,7 @@ REQUIRED = {
     "examples": {"refusal"},
     "condense": {"history", "question"},
     "translate": {"question"},
+    "generate": {"abstract"},
 }
 
 

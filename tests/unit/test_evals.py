@@ -1,0 +1,93 @@
+"""Evaluation harness: dataset loaders, metric wiring on a hand-checked example, report writing,
+and a CI-sized run (hashing embedder, small dataset)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evals.dataset import load_beir, load_dataset
+from evals.metrics import ir_metrics
+from ragqa.errors import QueryError
+from tests.conftest import ROOT
+
+
+def _write(tmp_path, lines):
+    path = tmp_path / "d.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("line,match", [
+    ("{oops", "line 1: invalid JSON"),
+    ('{"id": "1", "question": "q"}', "line 1: missing gold"),
+    ('{"id": "1", "question": "q", "gold": "p1"}', "'gold' must be a list"),
+    ('{"id": "1", "question": " ", "gold": []}', "empty question"),
+    ('{"id": "1", "question": "q", "gold": [], "type": "weird"}', "unknown type 'weird'"),
+    ('{"id": "1", "question": "q", "gold": [], "filters": {"colour": "red"}}', "unknown filter"),
+])
+def test_dataset_errors_name_the_line(tmp_path, line, match):
+    with pytest.raises(QueryError, match=match):
+        load_dataset(_write(tmp_path, [line]))
+
+
+def test_duplicate_ids_and_missing_file(tmp_path):
+    row = '{"id": "1", "question": "q", "gold": []}'
+    with pytest.raises(QueryError, match="line 2: duplicate id"):
+        load_dataset(_write(tmp_path, [row, row]))
+    with pytest.raises(QueryError, match="No dataset"):
+        load_dataset(tmp_path / "nope.jsonl")
+
+
+def test_seed_dataset_is_valid_and_covers_every_type():
+    questions = load_dataset(ROOT / "evals" / "datasets" / "seed_questions.jsonl")
+    types = {q.type for q in questions}
+    assert len(questions) >= 80 and {"single", "multi", "filtered", "chinese", "followup", "unanswerable"} <= types
+    assert all(q.history for q in questions if q.type == "followup")
+
+
+def test_metric_wiring_hand_checked():
+    qrels = {"a": {"p1": 1}, "b": {"p2": 1, "p3": 1}, "c": {"p4": 1}}
+    run = {"a": {"p1": 3.0, "p2": 2.0}, "b": {"p9": 3.0, "p3": 2.0, "p2": 1.0}, "c": {}}
+    means, per = ir_metrics(qrels, run)
+    assert per["recall@1"] == {"a": 1.0, "b": 0.0, "c": 0.0}
+    assert per["mrr@10"]["b"] == pytest.approx(0.5)
+    # b: DCG = 1/log2(3) + 1/log2(4); ideal = 1 + 1/log2(3)
+    assert per["ndcg@10"]["b"] == pytest.approx((0.63093 + 0.5) / 1.63093, abs=1e-4)
+    assert means["recall@3"] == pytest.approx(2 / 3, abs=1e-4)
+
+
+def test_beir_loader(tmp_path):
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "corpus.jsonl").write_text('{"_id": "d1", "title": "T", "text": "x"}\n')
+    (tmp_path / "queries.jsonl").write_text('{"_id": "q1", "text": "what"}\n{"_id": "q2", "text": "unjudged"}\n')
+    (tmp_path / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
+    beir = load_beir(tmp_path, "test")
+    assert beir.queries == {"q1": "what"} and beir.qrels == {"q1": {"d1": 1}}
+    with pytest.raises(QueryError, match="train.tsv"):
+        load_beir(tmp_path, "train")
+
+
+def test_ci_sized_retrieval_run_and_report(indexed, tmp_path):
+    from evals.report import write_compare_report
+    from evals.retrieval import run_dataset
+
+    questions = load_dataset(ROOT / "evals" / "datasets" / "smoke.jsonl")
+    first = run_dataset(indexed, questions, translate=False, progress=False)
+    second = run_dataset(indexed, questions, translate=False, progress=False)
+    assert first["overall"] == second["overall"]  # deterministic
+    assert first["scored"] == sum(1 for q in questions if q.gold) and not first["errors"]
+    assert 0.0 < first["overall"]["recall@10"] <= 1.0
+    path = write_compare_report(tmp_path, "smoke", {"hash-hybrid": first}, {"git": "test"})
+    text = path.read_text()
+    assert "| hash-hybrid |" in text and (tmp_path / "recall_at_k.png").stat().st_size > 1000
+    assert json.loads((tmp_path / "report.json").read_text())["results"]["hash-hybrid"]["overall"] == first["overall"]
+
+
+def test_generated_questions_that_copy_the_abstract_are_detected():
+    from evals.generate import clean_question, copied_ngram
+
+    abstract = "We introduce a novel continuous graph neural network framework with fractional calculus."
+    assert copied_ngram("Is there a continuous graph neural network framework for this?", abstract) == "continuous graph neural network"
+    assert copied_ngram("Which GNNs use derivatives of non-integer order?", abstract) is None
+    assert clean_question('Question: "Which GNNs use non-integer derivatives?"\nextra') == "Which GNNs use non-integer derivatives?"
