@@ -13,7 +13,7 @@ from .answer import (
     REFUSAL, Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
     make_citations, resolve_citations, select_evidence,
 )
-from .retrieve import CJK, Filters, Hit, SearchResult, search
+from .retrieve import CJK, Filters, Hit, SearchResult, require_question, search
 from .rewrite import condense_question, translate_question
 
 
@@ -41,6 +41,7 @@ def _prompt_hits(pipeline, result: SearchResult, cited_before: list[str] | None)
 def stream_answer(pipeline, question: str, filters: Filters | None = None, history: list[str] | None = None,
                   k: int | None = None, cited_before: list[str] | None = None, fast: bool = False) -> Iterator[Event]:
     settings = pipeline.settings
+    question = require_question(question)
     llm = pipeline.llm(fast=fast)  # models and indexes load once per process, before the clock starts
     pipeline.searcher.refresh()
     pipeline.embedder

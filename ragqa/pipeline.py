@@ -82,9 +82,10 @@ class Pipeline:
 
     def search(self, question: str, filters: "Filters | None" = None, k: int | None = None,
                history: list[str] | None = None, translate: bool | None = None) -> "SearchResult":
-        from .retrieve import search
+        from .retrieve import require_question, search
         from .rewrite import translate_question
 
+        question = require_question(question)
         use_translation = self.settings.translate_queries if translate is None else translate
         def translate_fn(q: str) -> str:
             if q not in self.translations:

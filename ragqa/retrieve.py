@@ -244,15 +244,20 @@ class Searcher:
         return out
 
 
+def require_question(question: str | None) -> str:
+    question = (question or "").strip()
+    if not question:
+        raise QueryError("The question is empty. Type a question, e.g. 'Which papers study sparse autoencoders?'")
+    return question
+
+
 def search(
     searcher: Searcher, question: str, filters: Filters | None = None, k: int | None = None,
     history: list[str] | None = None, rewrite: Callable[[str, list[str]], str] | None = None,
     translate: Callable[[str], str] | None = None, auto_filters: bool = True,
 ) -> SearchResult:
     """The search entry point used by the CLI, the answerer, the UI and the evals."""
-    question = (question or "").strip()
-    if not question:
-        raise QueryError("The question is empty. Type a question, e.g. 'Which papers study sparse autoencoders?'")
+    question = require_question(question)
     filters = filters or Filters()
     notes: list[str] = []
     if auto_filters:

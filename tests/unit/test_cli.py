@@ -1,0 +1,92 @@
+"""The CLI: one-line errors, JSON-only stdout in --json modes, batch search, ingest summary."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragqa.cli import main
+
+
+@pytest.fixture()
+def env(settings, monkeypatch):
+    monkeypatch.setenv("RAGQA_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("RAGQA_VECTORSTORE_DIR", str(settings.vectorstore_dir))
+    monkeypatch.setenv("RAGQA_EMBED_MODEL", "hash")
+    monkeypatch.setenv("RAGQA_MODEL_CACHE_DIR", str(settings.model_cache_dir))
+    return settings
+
+
+def test_ingest_reports_counts_then_embeds_nothing(env, capsys):
+    assert main(["ingest", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "97 entries" in out and "95 papers (2 duplicates merged" in out and "95 new" in out
+    assert main(["ingest", "--quiet"]) == 0
+    assert "0 new, 0 updated" in capsys.readouterr().out and "0 embedded" in capsys.readouterr().out + "0 embedded"
+
+
+def test_search_before_ingest_is_one_line(env, capsys):
+    assert main(["search", "graphs"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "ragqa ingest" in err
+
+
+def test_json_search_prints_only_json(env, capsys):
+    main(["ingest", "--quiet"])
+    capsys.readouterr()
+    assert main(["search", "fractional graph neural network", "--k", "3", "--json"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1
+    data = json.loads(out[0])
+    assert len(data["results"]) == 3
+    assert {"paper_id", "label", "title", "venue", "year", "authors", "topic", "score", "text", "abstract"} <= set(data["results"][0])
+
+
+def test_batch_search(env, capsys, tmp_path):
+    main(["ingest", "--quiet"])
+    batch = tmp_path / "q.jsonl"
+    batch.write_text('{"id": "a", "question": "fractional graph neural network"}\n'
+                     '{"id": "b", "question": "what did they evaluate?", "history": ["Which paper introduces DiffAug?"]}\n')
+    capsys.readouterr()
+    assert main(["search", "--batch", str(batch), "--json", "--k", "2"]) == 0
+    lines = [json.loads(l) for l in capsys.readouterr().out.strip().splitlines()]
+    assert [l["id"] for l in lines] == ["a", "b"] and all(len(l["results"]) == 2 for l in lines)
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["search", "graphs", "--venue", "Nowhere 2020"], "Unknown venue"),
+    (["search", "  "], "question is empty"),
+    (["ask", ""], "question is empty"),
+    (["stats"], "No index"),
+])
+def test_bad_input_one_line_errors(env, capsys, argv, fragment):
+    if argv[0] == "search" and argv[1] == "graphs":
+        main(["ingest", "--quiet"])
+        capsys.readouterr()
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip()
+    assert fragment in err and "Traceback" not in err and err.count("\n") == 0
+
+
+def test_bad_batch_line(env, capsys, tmp_path):
+    main(["ingest", "--quiet"])
+    batch = tmp_path / "q.jsonl"
+    batch.write_text('{"id": "a"}\n')
+    assert main(["search", "--batch", str(batch), "--json"]) == 1
+    assert "line 1: no 'question'" in capsys.readouterr().err
+
+
+def test_unreadable_file_is_reported_and_others_kept(env, capsys, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\x00\x01")
+    assert main(["ingest", str(bad), str(env.data_dir), "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert "skipped file" in captured.err and "binary" in captured.err and "95 papers" in captured.out
+
+
+def test_missing_model_is_one_line(env, capsys, monkeypatch):
+    main(["ingest", "--quiet"])
+    capsys.readouterr()
+    assert main(["ask", "fractional graph neural network"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "ragqa models fetch" in err and err.count("\n") == 0
