@@ -23,6 +23,10 @@ _REFUSAL_HINTS = re.compile(r"do not answer this question|don't answer this ques
 _MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])(?:\s*(?:\[[\d,;\s–-]+\])+)?\s+|(?<=[。！？])")
 _DELIM = re.compile(r"</?\s*source[^>]*>", re.I)
+_CONTRIBUTION = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:introduce|propose|present|develop)s?\b", re.I)
+_CONTENT = re.compile(r"[a-z][a-z0-9\-]{3,}")
+_STOP = {"this", "that", "with", "from", "their", "they", "which", "these", "those", "paper", "papers", "work",
+         "method", "approach", "also", "such", "into", "using", "used", "uses", "have", "been", "more", "than"}
 
 
 @dataclass(frozen=True)
@@ -80,17 +84,29 @@ def split_sentences(text: str) -> list[str]:
     return [p.strip() for p in parts if len(p.strip()) > 2]
 
 
-def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings) -> list[Source]:
-    """Per paper, the sentences closest to the question (kept in abstract order)."""
+def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings, query: str = "") -> list[Source]:
+    """Per paper: the sentence stating its contribution, then the sentences closest to the question
+    (cosine plus a bonus for sharing the question's content words), kept in abstract order."""
+    query_words = _words(query) - {"what", "which", "does", "paper"}
     per_paper = [split_sentences(h.meta.get("text") or h.text) for h in hits]
     flat = [s for sents in per_paper for s in sents]
     vectors = np.asarray(embedder.get_text_embedding_batch(flat)) if flat else np.zeros((0, 1))
     q = np.asarray(question_vec)
     sources, offset = [], 0
     for n, (hit, sents) in enumerate(zip(hits, per_paper), 1):
-        sims = vectors[offset:offset + len(sents)] @ q if sents else np.zeros(0)
+        label = hit.meta.get("label") or ""
+        q_paper = q
+        if query and len(label) >= 3 and label.lower() in query.lower():  # the name says nothing within its paper
+            q_paper = np.asarray(embedder.get_query_embedding(re.sub(re.escape(label), "it", query, flags=re.I)))
+        sims = vectors[offset:offset + len(sents)] @ q_paper if sents else np.zeros(0)
         offset += len(sents)
-        keep = sorted(np.argsort(-sims)[: settings.evidence_sentences].tolist())
+        words = query_words - _words(label)
+        if words and sents:
+            sims = sims + np.array([0.3 * len(words & _words(x)) / len(words) for x in sents])
+        # the sentence that says what the paper contributes comes first, then the closest ones
+        intro = next((i for i, sentence in enumerate(sents) if _CONTRIBUTION.search(sentence)), None)
+        order = ([intro] if intro is not None else []) + [i for i in np.argsort(-sims).tolist() if i != intro]
+        keep = sorted(order[: settings.evidence_sentences])
         sources.append(Source(n=n, hit=hit, evidence=tuple(sents[i] for i in keep)))
     return sources
 
@@ -174,11 +190,33 @@ def split_answer_sentences(text: str) -> list[str]:
     return out
 
 
+def _words(text: str) -> set[str]:
+    return {w for w in _CONTENT.findall(text.lower()) if w not in _STOP}
+
+
+def supporting_source(sentence: str, sources: list[Source], allowed: set[int]) -> int | None:
+    """The cited source whose label + evidence contain most of an uncited sentence's content
+    words (at least 60%), or None: then the sentence is unsupported."""
+    words = _words(sentence)
+    if len(words) < 2:
+        return None
+    best, score = None, 0.0
+    for s in sources:
+        if s.n not in allowed:
+            continue
+        overlap = len(words & _words(" ".join(s.evidence) + " " + (s.hit.meta.get("label") or ""))) / len(words)
+        if overlap > score:
+            best, score = s.n, overlap
+    return best if score >= 0.6 else None
+
+
 def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int], list[str], list[str]]:
     """-> (answer with only valid markers, cited numbers in order, invalid markers, dropped sentences).
-    A sentence keeps its place only if it cites at least one numbered source."""
+    A sentence keeps its place only if it cites a numbered source, or, uncited, if its content is
+    found in the evidence of a source the answer cites elsewhere (then that marker is added)."""
     valid = {s.n for s in sources}
     kept, cited, invalid, dropped = [], [], [], []
+    pending: list[tuple[int, str]] = []  # (position in kept, uncited sentence)
     for sentence in split_answer_sentences(text):
         numbers_here: list[int] = []
 
@@ -199,8 +237,15 @@ def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int],
                 if n not in cited:
                     cited.append(n)
         elif re.search(r"\w", cleaned):
-            dropped.append(cleaned)
-    return " ".join(kept), cited, invalid, dropped
+            pending.append((len(kept), cleaned))
+            kept.append("")
+    for position, sentence in pending:
+        n = supporting_source(sentence, sources, set(cited))
+        if n is None:
+            dropped.append(sentence)
+        else:
+            kept[position] = re.sub(r"([.!?。！？]?)$", lambda m: f" [{n}]{m.group(1)}", sentence, count=1)
+    return " ".join(k for k in kept if k), cited, invalid, dropped
 
 
 def extractive_answer(sources: list[Source], question: str, max_papers: int = 3) -> tuple[str, list[int]]:

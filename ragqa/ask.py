@@ -67,7 +67,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         return
     hits = _prompt_hits(pipeline, result, cited_before)
     qvec = pipeline.embedder.get_query_embedding(result.query)
-    sources = fit_budget(select_evidence(qvec, hits, pipeline.embedder, settings), settings)
+    sources = fit_budget(select_evidence(qvec, hits, pipeline.embedder, settings, result.query), settings)
     timings["retrieve_s"] = round(time.perf_counter() - start, 3)
     yield Event("retrieved", result=result, sources=sources)
 

@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     llm_backend: Literal["llamacpp", "transformers", "openai"] = "llamacpp"
     llm_model: str = "qwen2.5-1.5b"
     fast_llm_model: str = "qwen2.5-0.5b"
-    rewrite_with_fast_model: bool = Field(True, description="translate/condense with the small model, keeping the big one's prompt cache")
+    rewrite_with_fast_model: bool = Field(False, description="translate/condense with the small model (faster, weaker)")
     openai_base_url: str | None = None
     openai_api_key: str = "not-needed"
     max_new_tokens: int = 220

@@ -23,6 +23,7 @@ class Pipeline:
     def __init__(self, settings: Settings | None = None, embedder=None, llm=None, fast_llm=None):
         self.settings = settings or Settings()
         self._embedder, self._llm, self._fast_llm = embedder, llm, fast_llm
+        self._rewrite_llm = fast_llm if fast_llm is not None else None
         self._lock = threading.Lock()
         self.translations: dict[str, str] = {}  # question -> English; deterministic, so cached
 
@@ -65,11 +66,17 @@ class Pipeline:
             return self._llm
 
     def rewrite_llm(self):
-        """Query translation and follow-up condensing: the small model by default, so the answering
-        model's KV cache keeps the fixed prompt prefix between questions."""
-        if self.settings.rewrite_with_fast_model or self.settings.llm_backend != "llamacpp":
-            return self.llm(fast=True) if self.settings.llm_backend == "llamacpp" else self.llm()
-        return self.llm()
+        """Query translation and follow-up condensing. With llama.cpp: a second context on the same
+        weights (mmap'd, so little extra RAM), so the answering context keeps its cached prompt prefix."""
+        if self.settings.llm_backend != "llamacpp":
+            return self.llm()
+        from .llm import load_llm
+
+        with self._lock:
+            if self._rewrite_llm is None:
+                name = self.settings.fast_llm_model if self.settings.rewrite_with_fast_model else self.settings.llm_model
+                self._rewrite_llm = load_llm(self.settings.model_copy(update={"n_ctx": 1024, "max_new_tokens": 80}), name)
+        return self._rewrite_llm
 
     # -- operations ---------------------------------------------------------------------------
     def load(self, paths: list[Path] | None = None) -> tuple[LoadReport, list[str]]:

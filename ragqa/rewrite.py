@@ -22,7 +22,9 @@ def condense_question(llm, history: list[str], question: str, settings: Settings
     turns = "\n".join(f"User: {turn}" for turn in history[-4:])
     prompt = render(settings.prompts_dir, "condense", history=turns, question=question)
     rewritten = _first_line(llm.complete(prompt, max_tokens=80).text)
-    return rewritten if len(rewritten) > 8 else f"{history[-1]} {question}"
+    if len(rewritten) <= 8 or rewritten.lower().strip("?") in {h.lower().strip("?") for h in history}:
+        return f"{history[-1]} {question}"  # the model echoed the history: fall back to both turns
+    return rewritten
 
 
 def translate_question(llm, question: str, settings: Settings) -> str:

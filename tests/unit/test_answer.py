@@ -74,7 +74,7 @@ def cite(label, claim="It does this"):
 
 
 def _pipeline(indexed, replies):
-    indexed._llm = indexed._fast_llm = ScriptedLLM(replies)  # one script for rewrites and answers
+    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(replies)  # one script for rewrites and answers
     return indexed
 
 
@@ -140,3 +140,11 @@ def test_answer_json_shape(indexed):
     data = answer.as_json("q1")
     assert data["id"] == "q1" and set(data["timings"]) == {"retrieve_s", "first_token_s", "total_s"}
     assert {"n", "paper_id", "label", "venue", "authors", "abstract", "evidence"} <= set(data["citations"][0])
+
+
+def test_uncited_sentence_supported_by_a_cited_source_gets_its_marker():
+    sources = _sources()
+    text = "Evidence sentence of paper two describes this. Unrelated claim about protein folding. Real claim [2]."
+    answer, cited, _, dropped = resolve_citations(text, sources)
+    assert answer == "Evidence sentence of paper two describes this [2]. Real claim [2]."
+    assert dropped == ["Unrelated claim about protein folding."]
