@@ -210,6 +210,19 @@ def supporting_source(sentence: str, sources: list[Source], allowed: set[int]) -
     return best if score >= 0.6 else None
 
 
+def _supported(sentence: str, cited: list[Source], minimum: float = 0.34) -> bool:
+    """A cited sentence must share at least a third of its content words with what it cites
+    (label + evidence). Checks English only: a Chinese sentence is not compared word by word."""
+    if CJK.search(sentence):
+        return True
+    words = _words(_MARKER.sub(" ", sentence))
+    if len(words) < 3:
+        return True
+    names = " ".join(s.hit.meta.get("label") or "" for s in cited if " " not in (s.hit.meta.get("label") or ""))
+    found = _words(" ".join(" ".join(s.evidence) for s in cited) + " " + names)  # a clause label is no evidence
+    return len(words & found) / len(words) >= minimum
+
+
 def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int], list[str], list[str]]:
     """-> (answer with only valid markers, cited numbers in order, invalid markers, dropped sentences).
     A sentence keeps its place only if it cites a numbered source, or, uncited, if its content is
@@ -231,6 +244,9 @@ def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int],
         cleaned = _MARKER.sub(fix, sentence)
         cleaned = re.sub(r"(?:\[\d+\]\s*){2,}", lambda m: "".join(f"[{n}]" for n in dict.fromkeys(re.findall(r"\d+", m.group(0)))), cleaned)
         cleaned = re.sub(r"\s+(?=[.,;!?。])", "", cleaned).strip()
+        if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here]):
+            dropped.append(cleaned)  # cites a source that does not contain what it claims
+            continue
         if numbers_here:
             kept.append(re.sub(r"(\])(?=\w)", r"\1 ", cleaned))
             for n in numbers_here:

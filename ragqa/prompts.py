@@ -20,6 +20,9 @@ REQUIRED = {
 }
 
 
+OPTIONAL = {"examples"}  # may use any subset of its placeholders
+
+
 @lru_cache(maxsize=64)
 def load_prompt(prompts_dir: Path, name: str) -> str:
     path = Path(prompts_dir) / f"{name}.md"
@@ -28,7 +31,7 @@ def load_prompt(prompts_dir: Path, name: str) -> str:
     text = path.read_text("utf-8")
     found = {field for _, field, _, _ in string.Formatter().parse(text) if field}
     want = REQUIRED.get(name)
-    if want is not None and found != want:
+    if want is not None and (found != want if name not in OPTIONAL else not found <= want):
         raise PromptError(f"{path}: placeholders {sorted(found)} do not match {sorted(want)}. Fix the template.")
     return text
 

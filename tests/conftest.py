@@ -42,3 +42,29 @@ def indexed(bundled):
     pipeline, report = bundled
     pipeline.ingest(report, progress=False)
     return pipeline
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface, for servers the tests start."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, proc, seconds: float = 120) -> bool:
+    """True once 127.0.0.1:port accepts connections; False if `proc` exits or time runs out."""
+    import socket
+    import time
+
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            if proc.poll() is not None:
+                return False
+            time.sleep(0.3)
+    return False

@@ -2,39 +2,24 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, free_port, wait_for_port
 
 pytestmark = pytest.mark.integration
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture()
 def chroma_server(tmp_path):
-    port = _free_port()
+    port = free_port()
     exe = Path(sys.executable).with_name("chroma")
     proc = subprocess.Popen([str(exe), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1", "--port", str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
+    if not wait_for_port(port, proc, 60):
         proc.kill()
         pytest.fail("chroma run did not start in 60 s")
     yield port
@@ -65,6 +50,6 @@ def test_unreachable_server_is_a_clear_error(tmp_path):
     from ragqa.errors import RagqaError
     from ragqa.pipeline import Pipeline
 
-    settings = Settings(vectorstore_dir=tmp_path, chroma_host="127.0.0.1", chroma_port=_free_port())
+    settings = Settings(vectorstore_dir=tmp_path, chroma_host="127.0.0.1", chroma_port=free_port())
     with pytest.raises(RagqaError, match="Cannot reach the Chroma server"):
         Pipeline(settings).index()

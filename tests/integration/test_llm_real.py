@@ -1,12 +1,13 @@
 """The real default LLM (Qwen2.5-Coder-1.5B, llama.cpp) and an OpenAI-compatible server backend."""
 from __future__ import annotations
 
-import socket
+import re
 import subprocess
 import sys
-import time
 
 import pytest
+
+from tests.conftest import free_port, wait_for_port
 
 pytestmark = pytest.mark.integration
 
@@ -39,32 +40,20 @@ def test_default_model_answers_with_valid_citations(real_pipeline, question, exp
     assert not answer.abstained and answer.citations
     cited = " ".join(c.label + " " + " ".join(c.authors) for c in answer.citations)
     assert expect in cited
-    for n in set(int(x) for x in __import__("re").findall(r"\[(\d+)\]", answer.text)):
+    for n in set(int(x) for x in re.findall(r"\[(\d+)\]", answer.text)):
         assert n in {c.n for c in answer.citations}  # every marker in the text resolves
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def openai_server(real_pipeline):
     path = _require(real_pipeline.settings, real_pipeline.settings.fast_llm_model)
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", "qwen-small",
                              "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if proc.poll() is not None:
-                pytest.fail("llama_cpp.server exited")
-            time.sleep(0.5)
+    if not wait_for_port(port, proc, 120):
+        proc.kill()
+        pytest.fail("llama_cpp.server did not start")
     yield f"http://127.0.0.1:{port}/v1"
     proc.terminate()
     proc.wait(timeout=30)

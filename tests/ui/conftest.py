@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import re
-import socket
 
 import pytest
 
+from tests.conftest import free_port
 from tests.fakes import ScriptedLLM
 
 
@@ -18,12 +18,6 @@ def cite_first(prompt: str) -> str:
         return "The indexed papers do not answer this question."
     n, label = match[0]
     return f"{label.strip()} addresses this question directly [{n}]. It reports results on standard benchmarks [{n}]."
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +46,7 @@ def ui_url(ui_pipeline):
     from ui.render import CSS
 
     app = build_app(ui_pipeline)
-    port = _free_port()
+    port = free_port()
     app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, css=CSS, quiet=True)
     yield f"http://127.0.0.1:{port}/"
     app.close()
