@@ -78,6 +78,12 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         text += chunk.delta or ""
         yield Event("token", delta=chunk.delta or "")
     text = text.strip()
+    if is_refusal(text) and result.top_relevance >= settings.trust_refusal_below:
+        # the small model over-refuses; with a strong match, show the evidence instead (quoted, cited)
+        answer_text, cited = extractive_answer(sources, question)
+        yield finish(Answer(question, answer_text, False, "extractive", citations=make_citations(cited, sources),
+                            retrieved=result.hits, dropped_sentences=[text]))
+        return
     if is_refusal(text):
         yield finish(Answer(question, abstain_text(result, settings), True, "abstain", retrieved=result.hits,
                             dropped_sentences=[text] if text != REFUSAL else []))

@@ -101,7 +101,15 @@ def test_off_corpus_question_abstains_without_calling_the_llm(indexed):
     assert pipeline._llm.prompts == []
 
 
+def test_model_refusal_with_strong_match_becomes_extractive(indexed):
+    indexed.settings.trust_refusal_below = 0.0
+    pipeline = _pipeline(indexed, ["The indexed papers do not answer this question."])
+    answer = ask(pipeline, "Which graph neural network uses distributed-order fractional calculus?")
+    assert not answer.abstained and answer.mode == "extractive" and answer.citations
+
+
 def test_model_refusal_is_an_abstention(indexed):
+    indexed.settings.trust_refusal_below = 1.1
     pipeline = _pipeline(indexed, ["The indexed papers do not answer this question."])
     answer = ask(pipeline, "Which graph neural network uses distributed-order fractional calculus?")
     assert answer.abstained and "don't cover" in answer.text
