@@ -77,8 +77,7 @@ def cmd_chat(args) -> int:
     cited: list[str] = []
     print("ragqa chat — ask about the indexed papers. Commands: /new (forget the conversation), /quit.")
     _err("loading models ...")
-    pipeline.llm()
-    pipeline.searcher
+    pipeline.warm_up()
     while True:
         try:
             question = input("\nyou> ").strip()

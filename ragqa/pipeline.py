@@ -78,6 +78,15 @@ class Pipeline:
                 self._rewrite_llm = load_llm(self.settings.model_copy(update={"n_ctx": 1024, "max_new_tokens": 80}), name)
         return self._rewrite_llm
 
+    def warm_up(self) -> None:
+        """Load the models and prefill the fixed prompt prefix (system + worked examples) once,
+        so the first question pays only for its own sources."""
+        from .answer import build_messages
+
+        self.searcher.refresh()
+        self.embedder.get_query_embedding("warm up")
+        self.llm().chat(build_messages("warm up", [], self.settings), max_tokens=1)
+
     # -- operations ---------------------------------------------------------------------------
     def load(self, paths: list[Path] | None = None) -> tuple[LoadReport, list[str]]:
         return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir))

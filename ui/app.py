@@ -197,9 +197,7 @@ def prepare(pipeline, state: AppState) -> None:
             state.set("Building the index of the bundled papers (first run, about a minute)…")
             pipeline.ingest(pipeline.load()[0], progress=False)
         state.set("Loading the embedding model and the language model…")
-        pipeline.searcher
-        pipeline.embedder.get_query_embedding("warm up")
-        pipeline.llm()
+        pipeline.warm_up()
         stats = pipeline.index().stats()
         state.set(f"Ready — {stats['papers']} papers indexed, model {pipeline.settings.llm_model}.", ready=True)
     except RagqaError as exc:
