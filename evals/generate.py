@@ -10,6 +10,7 @@ import sys
 from ragqa.prompts import render
 
 _WORD = re.compile(r"[a-z0-9]+")
+_DEICTIC = re.compile(r"\b(?:the|this) (?:research )?(?:paper|study|work|abstract|article)\b", re.I)
 
 
 def copied_ngram(question: str, abstract: str, n: int = 4) -> str | None:
@@ -50,8 +51,8 @@ def generate(args) -> int:
             break
         prompt = render(settings.prompts_dir, "generate", abstract=paper.text[:1500])
         question = clean_question(llm.complete(prompt, max_tokens=60).text)
-        if len(question.split()) < 5 or len(question) > 300:
-            rejected["malformed"] += 1
+        if len(question.split()) < 5 or len(question) > 300 or _DEICTIC.search(question):
+            rejected["malformed"] += 1  # too short/long, or not standalone ("the paper", "this study")
             continue
         if copied_ngram(question, paper.text) or (paper.title and copied_ngram(question, paper.title, 3)):
             rejected["copied"] += 1
@@ -64,5 +65,5 @@ def generate(args) -> int:
     with open(args.out, "w", encoding="utf-8") as f:
         for row in kept:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"rejected: {rejected['copied']} copied the abstract's wording, {rejected['malformed']} malformed", file=sys.stderr)
+    print(f"rejected: {rejected['copied']} copied the abstract's wording, {rejected['malformed']} malformed or not standalone", file=sys.stderr)
     return len(kept)

@@ -91,3 +91,10 @@ def test_generated_questions_that_copy_the_abstract_are_detected():
     assert copied_ngram("Is there a continuous graph neural network framework for this?", abstract) == "continuous graph neural network"
     assert copied_ngram("Which GNNs use derivatives of non-integer order?", abstract) is None
     assert clean_question('Question: "Which GNNs use non-integer derivatives?"\nextra') == "Which GNNs use non-integer derivatives?"
+
+
+def test_generated_questions_must_stand_alone():
+    from evals.generate import _DEICTIC
+
+    assert _DEICTIC.search("What is the main contribution of the paper?")
+    assert not _DEICTIC.search("Which methods make sparse autoencoders cheaper to train?")
