@@ -15,6 +15,7 @@ CONFIGS = {
     "hybrid-dense2x": {"retrieval_mode": "hybrid", "dense_weight": 2.0},
     "hybrid-chunk120": {"retrieval_mode": "hybrid", "chunk_size": 120, "chunk_overlap": 24},
     "hybrid-chunk400": {"retrieval_mode": "hybrid", "chunk_size": 400, "chunk_overlap": 40},
+    "dense-chunk400": {"retrieval_mode": "dense", "chunk_size": 400, "chunk_overlap": 40},
     "hash-hybrid": {"retrieval_mode": "hybrid", "embed_model": "hash"},
 }
 DEFAULT_COMPARE = ["dense", "bm25", "hybrid", "hybrid-dense2x", "hybrid-chunk120", "hybrid-chunk400", "hash-hybrid"]
