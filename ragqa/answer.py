@@ -7,9 +7,7 @@ extractive answer (top evidence sentences, cited) replaces it. Retrieval is done
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 from llama_index.core.base.llms.types import ChatMessage, MessageRole

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import socket
 import sys
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
