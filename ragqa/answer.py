@@ -14,7 +14,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from .config import Settings
 from .prompts import example_turns, render
-from .retrieve import CJK, Hit, SearchResult
+from .clean import CJK
+from .retrieve import Hit, SearchResult
 
 REFUSAL = "The indexed papers do not answer this question."
 _REFUSAL_HINTS = re.compile(r"do not answer this question|don't answer this question|cannot answer|无法回答|不能回答|没有.{0,8}(回答|涉及|提到)", re.I)

@@ -13,8 +13,9 @@ from .answer import (
     REFUSAL, Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
     make_citations, resolve_citations, select_evidence,
 )
-from .retrieve import CJK, Filters, Hit, SearchResult, require_question, search
-from .rewrite import condense_question, translate_question
+from .clean import CJK
+from .retrieve import Filters, Hit, SearchResult, require_question, search
+from .rewrite import condense_question
 
 
 @dataclass
@@ -51,7 +52,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     result = search(
         pipeline.searcher, question, filters, k, history=history,
         rewrite=(lambda q, h: condense_question(rewriter, h, q, settings)),
-        translate=(lambda q: translate_question(rewriter, q, settings)) if settings.translate_queries else None,
+        translate=pipeline.translate if settings.translate_queries else None,
     )
     timings = {"retrieve_s": 0.0, "first_token_s": None, "total_s": 0.0}
 
@@ -78,15 +79,15 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         text += chunk.delta or ""
         yield Event("token", delta=chunk.delta or "")
     text = text.strip()
-    if is_refusal(text) and result.top_relevance >= settings.trust_refusal_below:
-        # the small model over-refuses; with a strong match, show the evidence instead (quoted, cited)
-        answer_text, cited = extractive_answer(sources, question)
-        yield finish(Answer(question, answer_text, False, "extractive", citations=make_citations(cited, sources),
-                            retrieved=result.hits, dropped_sentences=[text]))
-        return
     if is_refusal(text):
-        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", retrieved=result.hits,
-                            dropped_sentences=[text] if text != REFUSAL else []))
+        if result.top_relevance >= settings.trust_refusal_below:
+            # the small model over-refuses; with a strong match, show the evidence instead (quoted, cited)
+            answer_text, cited = extractive_answer(sources, question)
+            yield finish(Answer(question, answer_text, False, "extractive", citations=make_citations(cited, sources),
+                                retrieved=result.hits, dropped_sentences=[text]))
+        else:
+            yield finish(Answer(question, abstain_text(result, settings), True, "abstain", retrieved=result.hits,
+                                dropped_sentences=[text] if text != REFUSAL else []))
         return
     answer_text, cited, invalid, dropped = resolve_citations(text, sources)
     mode = "llm"

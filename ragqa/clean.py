@@ -19,6 +19,7 @@ _SPACED_HYPHEN = re.compile(r"\b([A-Za-z]+)- ([a-z]+)\b")
 _INNER_HYPHEN = re.compile(r"\b([a-z]{2,})-([a-z]{2,})\b")
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _SPACES = re.compile(r"\s+")
+CJK = re.compile(r"[\u3400-\u9fff]")  # a Chinese (CJK) character: translate the question, answer in Chinese
 
 
 @lru_cache(maxsize=1)

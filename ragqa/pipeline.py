@@ -8,10 +8,10 @@ import threading
 from functools import cached_property
 from pathlib import Path
 
-from .config import Settings
-from .corpus import LoadReport, load_manifest, load_paths
 from typing import TYPE_CHECKING
 
+from .config import Settings
+from .corpus import LoadReport, load_manifest, load_paths
 from .index import IngestReport, PaperIndex
 from .models import embed_name
 
@@ -23,7 +23,7 @@ class Pipeline:
     def __init__(self, settings: Settings | None = None, embedder=None, llm=None, fast_llm=None):
         self.settings = settings or Settings()
         self._embedder, self._llm, self._fast_llm = embedder, llm, fast_llm
-        self._rewrite_llm = fast_llm if fast_llm is not None else None
+        self._rewrite_llm = fast_llm
         self._lock = threading.Lock()
         self.translations: dict[str, str] = {}  # question -> English; deterministic, so cached
 
@@ -65,6 +65,9 @@ class Pipeline:
                 self._llm = load_llm(self.settings, self.settings.llm_model)
             return self._llm
 
+    def llm_loaded(self, fast: bool = False) -> bool:
+        return (self._fast_llm if fast else self._llm) is not None
+
     def rewrite_llm(self):
         """Query translation and follow-up condensing. With llama.cpp: a second context on the same
         weights (mmap'd, so little extra RAM), so the answering context keeps its cached prompt prefix."""
@@ -77,6 +80,14 @@ class Pipeline:
                 name = self.settings.fast_llm_model if self.settings.rewrite_with_fast_model else self.settings.llm_model
                 self._rewrite_llm = load_llm(self.settings.model_copy(update={"n_ctx": 1024, "max_new_tokens": 80}), name)
         return self._rewrite_llm
+
+    def translate(self, question: str) -> str:
+        """English for a Chinese question (rewrite LLM), cached: it is deterministic."""
+        from .rewrite import translate_question
+
+        if question not in self.translations:
+            self.translations[question] = translate_question(self.rewrite_llm(), question, self.settings)
+        return self.translations[question]
 
     def warm_up(self) -> None:
         """Load the models and prefill the fixed prompt prefix (system + worked examples) once,
@@ -99,14 +110,8 @@ class Pipeline:
     def search(self, question: str, filters: "Filters | None" = None, k: int | None = None,
                history: list[str] | None = None, translate: bool | None = None) -> "SearchResult":
         from .retrieve import require_question, search
-        from .rewrite import translate_question
 
         question = require_question(question)
         use_translation = self.settings.translate_queries if translate is None else translate
-        def translate_fn(q: str) -> str:
-            if q not in self.translations:
-                self.translations[q] = translate_question(self.rewrite_llm(), q, self.settings)
-            return self.translations[q]
-
-
-        return search(self.searcher, question, filters, k, history=history, translate=translate_fn if use_translation else None)
+        return search(self.searcher, question, filters, k, history=history,
+                      translate=self.translate if use_translation else None)

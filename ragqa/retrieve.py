@@ -15,11 +15,11 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, TextNode
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 
+from .clean import CJK
 from .config import Settings
 from .errors import QueryError
 from .index import PaperIndex
 
-CJK = re.compile(r"[\u3400-\u9fff]")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 

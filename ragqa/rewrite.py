@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import re
 
+from .clean import CJK
 from .config import Settings
 from .prompts import render
 
-CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def _first_line(text: str) -> str:

@@ -104,7 +104,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
         chat.append({"role": "assistant", "content": "_Searching the indexed papers…_"})
         yield chat, conv, sources_panel(status="Searching…"), ""
         try:
-            if (pipeline._fast_llm if fast else pipeline._llm) is None:
+            if not pipeline.llm_loaded(fast):
                 chat[-1]["content"] = "_Loading the language model (first question only)…_"
                 yield chat, conv, gr.update(), ""
             streamed, sources, result = "", [], None
