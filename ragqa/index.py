@@ -128,16 +128,17 @@ class PaperIndex:
                 return out
             offset += _FETCH_BATCH
 
-    def papers(self) -> dict[str, dict]:
+    def papers(self, metadata: list[tuple[str, dict]] | None = None) -> dict[str, dict]:
         """paper_id -> metadata of its first chunk."""
         found: dict[str, dict] = {}
-        for _, meta in self.all_metadata():
+        for _, meta in metadata if metadata is not None else self.all_metadata():
             found.setdefault(meta["paper_id"], meta)
         return found
 
     def stats(self) -> dict:
-        papers = self.papers()
-        chunks = Counter(m.get("venue") or "(none)" for _, m in self.all_metadata())
+        metadata = self.all_metadata()  # one read of the collection
+        papers = self.papers(metadata)
+        chunks = Counter(m.get("venue") or "(none)" for _, m in metadata)
         per_venue = Counter(m.get("venue") or "(none)" for m in papers.values())
         per_topic = Counter(m.get("topic") for m in papers.values() if m.get("topic"))
         return {
