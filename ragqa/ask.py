@@ -61,7 +61,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         answer.timings, answer.model, answer.query, answer.notes = timings, model, result.query, result.notes
         return Event("done", result=result, answer=answer)
 
-    if result.top_relevance < settings.min_relevance and not cited_before:
+    if (result.top_relevance < settings.min_relevance or result.missing_name) and not cited_before:
         timings["retrieve_s"] = round(time.perf_counter() - start, 3)
         yield Event("retrieved", result=result, sources=[])
         yield finish(Answer(question, abstain_text(result, settings), True, "abstain", retrieved=result.hits))
@@ -92,6 +92,11 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     answer_text, cited, invalid, dropped = resolve_citations(text, sources)
     mode = "llm"
     if not cited:
+        if result.top_relevance < settings.trust_refusal_below:
+            # nothing the model said is supported and the match is weak: as for a refusal, abstain
+            yield finish(Answer(question, abstain_text(result, settings), True, "abstain", retrieved=result.hits,
+                                invalid_markers=invalid, dropped_sentences=dropped))
+            return
         answer_text, cited = extractive_answer(sources, question)
         mode = "extractive"
     yield finish(Answer(question, answer_text, False, mode, citations=make_citations(cited, sources),

@@ -21,6 +21,11 @@ from .errors import QueryError
 from .index import PaperIndex
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+# a method name: an inner capital or a digit (LoRA, DPO, GPT-4, JKOnet*), or a capitalised word after "the"
+_NAME = re.compile(r"(?<![\w-])(?:[A-Za-z][a-z0-9]*[A-Z0-9][\w-]*\*?|(?<=the )[A-Z][a-z]{2,})(?![\w-])")
+_GENERIC = {"llm", "llms", "ml", "ai", "rl", "nlp", "gnn", "gnns", "cnn", "cnns", "rnn", "rnns", "vae", "vaes", "gan",
+            "gans", "sae", "saes", "mlp", "mlps", "sgd", "pde", "pdes", "ode", "odes", "kv", "qa", "vqa", "api", "gpu",
+            "cpu", "iclr", "icml", "neurips", "acl", "cvpr", "emnlp", "aaai", "ood", "iid", "vlm", "vlms", "3d", "2d"}
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,7 @@ class SearchResult:
     filters: Filters
     hits: list[Hit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    missing_name: str | None = None  # the question asks for a named paper that is not indexed
 
     @property
     def top_relevance(self) -> float:
@@ -202,6 +208,30 @@ class Searcher:
             hits = [h for h in hits if h.node.metadata["paper_id"] in allowed]
         return hits[: self.settings.candidates]
 
+    def missing_named_paper(self, query: str) -> str | None:
+        """The method name whose own paper the question asks for ("the LoRA paper", "which paper
+        introduced DPO", "originally proposed the Mamba ...") when no indexed paper is named so or
+        introduces it; None otherwise."""
+        for name in dict.fromkeys(_NAME.findall(query)):
+            if name.lower() in _GENERIC:
+                continue
+            n = re.escape(name)
+            asks = (rf"\b{n}\s+paper\b", rf"\b(?:introduc|propos|present|invent)\w*\s+(?:the\s+|an?\s+)?(?:original\s+|first\s+)?{n}(?![\w-])",
+                    rf"\boriginal(?:ly)?\s+(?:\w+\s+){{0,3}}{n}(?![\w-])")
+            if any(re.search(a, query, re.I) for a in asks) and not self._introduces(name):
+                return name
+        return None
+
+    def _introduces(self, name: str) -> bool:
+        """Some indexed paper is labelled or titled with `name`, or introduces it in its abstract."""
+        n = re.escape(name.lower())
+        said = re.compile(rf"\b(?:propos|introduc|present|call|dub|term|nam|develop)\w*\b[^.]{{0,60}}?(?<![\w-]){n}(?![\w-])", re.I)
+        for meta in self.paper_meta().values():
+            heads = f"{meta.get('label') or ''} {meta.get('title') or ''}".lower()
+            if re.search(rf"(?<![\w-]){n}(?![\w-])", heads) or said.search(meta.get("text") or ""):
+                return True
+        return False
+
     def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
         words = {w.lower() for w in re.findall(r"[\w\-*α-ω]+", query)}
         found = [pid for name, pids in self._names.items() if name in words for pid in pids]
@@ -280,5 +310,8 @@ def search(
             text=n.node.get_content(), meta=dict(n.node.metadata))
         for n in retriever.retrieve(query)
     ]
-    return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes)
+    missing = searcher.missing_named_paper(query)
+    if missing:
+        notes.append(f"no indexed paper introduces {missing}")
+    return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes, missing_name=missing)
 

@@ -87,10 +87,42 @@ def test_single_paper_answer_cites_it(indexed):
 
 
 def test_model_that_cites_nothing_gets_extractive_answer(indexed):
+    indexed.settings.trust_refusal_below = 0.0  # a strong match
     pipeline = _pipeline(indexed, ["It is a graph network that is good."])
     answer = ask(pipeline, "Which graph neural network uses distributed-order fractional calculus?")
     assert answer.mode == "extractive" and answer.citations and "[1]" in answer.text
     assert answer.dropped_sentences == ["It is a graph network that is good."]
+
+
+def test_unsupported_answer_with_weak_match_abstains(indexed):
+    indexed.settings.trust_refusal_below = 1.1  # every match counts as weak
+    pipeline = _pipeline(indexed, ["It is a graph network that is good."])
+    answer = ask(pipeline, "Which graph neural network uses distributed-order fractional calculus?")
+    assert answer.abstained and answer.mode == "abstain" and answer.citations == []
+    assert answer.dropped_sentences == ["It is a graph network that is good."] and "don't cover" in answer.text
+
+
+@pytest.mark.parametrize("question, name", [
+    ("What does the LoRA paper recommend for rank?", "LoRA"),
+    ("Which paper originally proposed the Mamba selective state-space architecture?", "Mamba"),
+    ("Which paper introduced the Transformer architecture?", "Transformer"),
+])
+def test_question_about_a_named_paper_that_is_not_indexed_abstains(indexed, question, name):
+    indexed.settings.min_relevance = 0.0  # only the missing name can cause the abstention
+    pipeline = _pipeline(indexed, ["should not be used [1]."])
+    answer = ask(pipeline, question)
+    assert answer.abstained and f"No indexed paper introduces {name}" in answer.text
+    assert pipeline._llm.prompts == []
+
+
+@pytest.mark.parametrize("question", [
+    "Which paper introduces DiffAug?",  # a label
+    "Which paper proposes MambaLRP?",  # introduced in its abstract
+    "Which paper proposes a Bayesian method for graph learning?",  # an adjective, not a name
+    "Is there work on LLM agents that use tools?",  # a generic acronym
+])
+def test_named_paper_that_is_indexed_is_not_reported_missing(indexed, question):
+    assert indexed.search(question, translate=False).missing_name is None
 
 
 def test_off_corpus_question_abstains_without_calling_the_llm(indexed):
