@@ -69,7 +69,7 @@ class SearchResult:
     filters: Filters
     hits: list[Hit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    missing_name: str | None = None  # the question asks for a named paper that is not indexed
+    missing_name: str | None = None  # a method the question names that no indexed paper introduces / mentions
 
     @property
     def top_relevance(self) -> float:
@@ -96,6 +96,8 @@ class Searcher:
         self._bm25_count = -1
         self._meta: dict[str, dict] = {}
         self._names: dict[str, list[str]] = {}
+        self._corpus_text: tuple[str, str] | None = None
+        self._tokens: set[str] | None = None
         self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
 
     # -- cached views of the collection -------------------------------------------------
@@ -109,6 +111,7 @@ class Searcher:
         self._meta = {}
         for node in nodes:
             self._meta.setdefault(node.metadata["paper_id"], node.metadata)
+        self._corpus_text = self._tokens = None
         self._names = {}  # method names used as labels (DRAGON, JKOnet*), for name look-ups
         for pid, meta in self._meta.items():
             label = meta.get("label") or ""
@@ -208,29 +211,61 @@ class Searcher:
             hits = [h for h in hits if h.node.metadata["paper_id"] in allowed]
         return hits[: self.settings.candidates]
 
-    def missing_named_paper(self, query: str) -> str | None:
-        """The method name whose own paper the question asks for ("the LoRA paper", "which paper
-        introduced DPO", "originally proposed the Mamba ...") when no indexed paper is named so or
-        introduces it; None otherwise."""
+    def missing_name(self, query: str) -> str | None:
+        """A method name in the question that no indexed paper can speak for: either the question asks
+        for its own paper ("the LoRA paper", "the Adam optimizer paper", "which paper introduced DPO",
+        "originally proposed the Mamba ...", "BERT ... its original paper") and no indexed paper is
+        named so or introduces it, or the name (with an inner capital or digit: InstructGPT, GPT-4)
+        appears in no indexed paper at all. None otherwise."""
         for name in dict.fromkeys(_NAME.findall(query)):
             if name.lower() in _GENERIC:
                 continue
             n = re.escape(name)
-            asks = (rf"\b{n}\s+paper\b", rf"\b(?:introduc|propos|present|invent)\w*\s+(?:the\s+|an?\s+)?(?:original\s+|first\s+)?{n}(?![\w-])",
+            asks = (rf"\b{n}(?:\s+[\w-]+)?\s+paper\b", rf"\b{n}\b[^.?]{{0,60}}\b(?:its|their)\s+original\s+paper\b",
+                    rf"\b(?:introduc|propos|present|invent)\w*\s+(?:the\s+|an?\s+)?(?:original\s+|first\s+)?{n}(?![\w-])",
                     rf"\boriginal(?:ly)?\s+(?:\w+\s+){{0,3}}{n}(?![\w-])")
-            if any(re.search(a, query, re.I) for a in asks) and not self._introduces(name):
+            strong = re.search(r".[A-Z0-9]", name) is not None
+            if (any(re.search(a, query, re.I) for a in asks) and not self._introduces(name)) or (strong and not self._mentions(name)):
                 return name
         return None
 
+    @staticmethod
+    def _loose(name: str) -> str:
+        """GPT-4 ~ GPT4 ~ gpt 4; ResNet-50 ~ ResNet50; SVD-style ~ SVD."""
+        name = re.sub(r"-(?:style|based|like|type|free|aware|driven|guided|inspired|level|wise|scale)$", "", name, flags=re.I)
+        return r"[\s_.\-]?".join(re.findall(r"[a-z]+|\d+", name.lower()))
+
+    def _corpus(self) -> tuple[str, str]:
+        """(labels + titles, abstracts) of all indexed papers, one string each, for name look-ups."""
+        self.refresh()
+        if self._corpus_text is None:
+            metas = self._meta.values()
+            self._corpus_text = (" | ".join(f"{m.get('label') or ''} {m.get('title') or ''}" for m in metas),
+                                 " .\n".join(m.get("text") or "" for m in metas))
+        return self._corpus_text
+
     def _introduces(self, name: str) -> bool:
-        """Some indexed paper is labelled or titled with `name`, or introduces it in its abstract."""
-        n = re.escape(name.lower())
-        said = re.compile(rf"\b(?:propos|introduc|present|call|dub|term|nam|develop)\w*\b[^.]{{0,60}}?(?<![\w-]){n}(?![\w-])", re.I)
-        for meta in self.paper_meta().values():
-            heads = f"{meta.get('label') or ''} {meta.get('title') or ''}".lower()
-            if re.search(rf"(?<![\w-]){n}(?![\w-])", heads) or said.search(meta.get("text") or ""):
+        """Some indexed paper is labelled or titled with `name`, or introduces it in its abstract
+        ("we propose/introduce/call ... NAME" within one sentence)."""
+        heads, texts = self._corpus()
+        n = re.compile(rf"(?<![\w-]){self._loose(name)}(?![\w-])", re.I)
+        if n.search(heads):
+            return True
+        for match in n.finditer(texts):
+            before = texts[max(0, match.start() - 80):match.start()].rsplit(".", 1)[-1]
+            if re.search(r"\b(?:propos|introduc|present|call|dub|term|nam|develop)\w*\b", before, re.I):
                 return True
         return False
+
+    def _mentions(self, name: str) -> bool:
+        """`name` occurs in some indexed paper (GPT-4 = GPT4 = gpt 4), by a token-set look-up."""
+        if self._tokens is None:
+            words = re.findall(r"[a-z]+|\d+", " ".join(self._corpus()).lower())
+            self._tokens = set(words) | {a + b for a, b in zip(words, words[1:])} | {
+                a + b + c for a, b, c in zip(words, words[1:], words[2:])}
+        base = re.sub(r"-(?:style|based|like|type|free|aware|driven|guided|inspired|level|wise|scale)$", "", name, flags=re.I)
+        parts = re.findall(r"[a-z]+|\d+", base.lower())
+        return len(parts) > 3 or "".join(parts) in self._tokens
 
     def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
         words = {w.lower() for w in re.findall(r"[\w\-*α-ω]+", query)}
@@ -310,8 +345,8 @@ def search(
             text=n.node.get_content(), meta=dict(n.node.metadata))
         for n in retriever.retrieve(query)
     ]
-    missing = searcher.missing_named_paper(query)
+    missing = searcher.missing_name(query)
     if missing:
-        notes.append(f"no indexed paper introduces {missing}")
+        notes.append(f"no indexed paper introduces or mentions {missing}")
     return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes, missing_name=missing)
 
