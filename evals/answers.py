@@ -23,7 +23,7 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         valid = all(c in retrieved for c in cited) and not answer.invalid_markers  # every marker resolved
         gold = set(q.gold)
         rows.append({
-            "id": q.id, "type": q.type, "lang": q.lang, "answerable": bool(gold), "abstained": answer.abstained,
+            "id": q.id, "type": q.type, "kind": q.kind, "lang": q.lang, "answerable": bool(gold), "abstained": answer.abstained,
             "mode": answer.mode, "citations_valid": valid, "marker_errors": len(answer.invalid_markers),
             "cited": cited, "gold": list(gold),
             "precision": (len(gold & set(cited)) / len(set(cited))) if cited and gold else None,
@@ -50,6 +50,9 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         "citation_recall": mean([r["recall"] for r in answered]),
         "abstention_on_unanswerable": mean([1.0 if r["abstained"] else 0.0 for r in unanswerable]),
         "false_abstention_on_answerable": mean([1.0 if r["abstained"] else 0.0 for r in answerable]),
+        "abstained_by_kind": {kind: f"{sum(r['abstained'] for r in unanswerable if r['kind'] == kind)}/"
+                                    f"{sum(r['kind'] == kind for r in unanswerable)}"
+                              for kind in sorted({r["kind"] for r in unanswerable if r["kind"]})},
         "latency": {
             "retrieve_p50_s": percentile([r["timings"]["retrieve_s"] for r in rows], 0.5),
             "retrieve_p95_s": percentile([r["timings"]["retrieve_s"] for r in rows], 0.95),

@@ -9,6 +9,7 @@ from pathlib import Path
 from ragqa.errors import QueryError
 
 TYPES = {"single", "multi", "filtered", "chinese", "followup", "unanswerable", "generated"}
+KINDS = {"", "off-topic", "named", "near-miss"}  # why an unanswerable question is unanswerable
 
 
 @dataclass(frozen=True)
@@ -20,10 +21,11 @@ class EvalQuestion:
     lang: str = "en"
     history: tuple[str, ...] = ()
     filters: dict = field(default_factory=dict)
+    kind: str = ""  # unanswerable: off-topic (not ML), named (a paper by name that is not indexed), near-miss (ML topic not covered)
 
 
 def load_dataset(path: Path) -> list[EvalQuestion]:
-    """{"id", "question", "gold": [paper ids], "type", "lang", "history"?, "filters"?} per line."""
+    """{"id", "question", "gold": [paper ids], "type", "lang", "history"?, "filters"?, "kind"?} per line."""
     path = Path(path)
     if not path.is_file():
         raise QueryError(f"No dataset at {path}. Give a JSONL file, e.g. evals/datasets/seed_questions.jsonl.")
@@ -58,8 +60,11 @@ def load_dataset(path: Path) -> list[EvalQuestion]:
         unknown = set(filters) - {"venue", "year", "author", "topic"}
         if unknown:
             raise QueryError(f"{where}: unknown filter(s) {sorted(unknown)}; use venue, year, author, topic.")
+        kind = str(row.get("kind", ""))
+        if kind not in KINDS:
+            raise QueryError(f"{where}: unknown kind {kind!r}; use one of {', '.join(sorted(KINDS - {''}))}.")
         out.append(EvalQuestion(str(row["id"]), str(row["question"]), tuple(row["gold"]), qtype,
-                                str(row.get("lang", "en")), tuple(map(str, history)), dict(filters)))
+                                str(row.get("lang", "en")), tuple(map(str, history)), dict(filters), kind))
     if not out:
         raise QueryError(f"{path}: no questions in the file.")
     return out

@@ -25,6 +25,7 @@ def _write(tmp_path, lines):
     ('{"id": "1", "question": " ", "gold": []}', "empty question"),
     ('{"id": "1", "question": "q", "gold": [], "type": "weird"}', "unknown type 'weird'"),
     ('{"id": "1", "question": "q", "gold": [], "filters": {"colour": "red"}}', "unknown filter"),
+    ('{"id": "1", "question": "q", "gold": [], "kind": "hard"}', "unknown kind 'hard'"),
 ])
 def test_dataset_errors_name_the_line(tmp_path, line, match):
     with pytest.raises(QueryError, match=match):
@@ -44,6 +45,27 @@ def test_seed_dataset_is_valid_and_covers_every_type():
     types = {q.type for q in questions}
     assert len(questions) >= 80 and {"single", "multi", "filtered", "chinese", "followup", "unanswerable"} <= types
     assert all(q.history for q in questions if q.type == "followup")
+
+
+def test_answer_dataset_tags_every_unanswerable_question_with_a_kind():
+    questions = load_dataset(ROOT / "evals" / "datasets" / "answer_questions.jsonl")
+    unanswerable = [q for q in questions if q.type == "unanswerable"]
+    assert len(questions) >= 20 and all(q.kind for q in unanswerable) and all(not q.kind for q in questions if q.gold)
+    assert {q.kind for q in unanswerable} == {"off-topic", "named", "near-miss"}
+
+
+def test_answer_eval_counts_abstentions_by_kind(indexed):
+    from evals.answers import run_answers
+    from evals.dataset import EvalQuestion
+    from tests.fakes import ScriptedLLM
+
+    indexed._llm = indexed._rewrite_llm = ScriptedLLM(["The indexed papers do not answer this question."] * 3)
+    indexed.settings.trust_refusal_below = 1.1  # every refusal is trusted
+    questions = [EvalQuestion("1", "What does the LoRA paper recommend for rank?", (), "unanswerable", kind="named"),
+                 EvalQuestion("2", "Which city hosted the 2016 Summer Olympics?", (), "unanswerable", kind="off-topic")]
+    result = run_answers(indexed, questions, progress=False)
+    assert result["abstained_by_kind"] == {"named": "1/1", "off-topic": "1/1"}
+    assert result["abstention_on_unanswerable"] == 1.0 and result["citations_valid_share"] == 1.0
 
 
 def test_metric_wiring_hand_checked():
