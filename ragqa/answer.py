@@ -299,8 +299,9 @@ def abstain_text(result: SearchResult, settings: Settings) -> str:
     text = "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
     if result.missing_name:
         name = result.missing_name
-        text = (f"已索引的论文中没有提出或提到 {name} 的论文。" if zh
-                else f"No indexed paper introduces or mentions {name}, so they don't cover this question.")
+        mentions = result.missing_verb == "mentions"
+        text = (f"已索引的论文中没有{'提到' if mentions else '提出'} {name} 的论文。" if zh
+                else f"No indexed paper {'mentions' if mentions else 'introduces'} {name}, so they don't cover this question.")
     if near:
         names = ", ".join(f"{h.meta.get('label')} ({h.meta.get('venue') or '?'})" for h in near)
         text += (f" 最接近的论文：{names}。" if zh else f" Nearest papers, which may not answer it: {names}.")

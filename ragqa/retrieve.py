@@ -70,6 +70,7 @@ class SearchResult:
     hits: list[Hit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     missing_name: str | None = None  # a method the question names that no indexed paper introduces / mentions
+    missing_verb: str = ""  # "introduces" or "mentions"
 
     @property
     def top_relevance(self) -> float:
@@ -211,12 +212,12 @@ class Searcher:
             hits = [h for h in hits if h.node.metadata["paper_id"] in allowed]
         return hits[: self.settings.candidates]
 
-    def missing_name(self, query: str) -> str | None:
+    def missing_name(self, query: str) -> tuple[str, str] | None:
         """A method name in the question that no indexed paper can speak for: either the question asks
         for its own paper ("the LoRA paper", "the Adam optimizer paper", "which paper introduced DPO",
         "originally proposed the Mamba ...", "BERT ... its original paper") and no indexed paper is
         named so or introduces it, or the name (with an inner capital or digit: InstructGPT, GPT-4)
-        appears in no indexed paper at all. None otherwise."""
+        appears in no indexed paper at all. -> (name, "introduces" | "mentions"), or None."""
         for name in dict.fromkeys(_NAME.findall(query)):
             if name.lower() in _GENERIC:
                 continue
@@ -224,9 +225,10 @@ class Searcher:
             asks = (rf"\b{n}(?:\s+[\w-]+)?\s+paper\b", rf"\b{n}\b[^.?]{{0,60}}\b(?:its|their)\s+original\s+paper\b",
                     rf"\b(?:introduc|propos|present|invent)\w*\s+(?:the\s+|an?\s+)?(?:original\s+|first\s+)?{n}(?![\w-])",
                     rf"\boriginal(?:ly)?\s+(?:\w+\s+){{0,3}}{n}(?![\w-])")
-            strong = re.search(r".[A-Z0-9]", name) is not None
-            if (any(re.search(a, query, re.I) for a in asks) and not self._introduces(name)) or (strong and not self._mentions(name)):
-                return name
+            if re.search(r".[A-Z0-9]", name) and not self._mentions(name):
+                return name, "mentions"
+            if any(re.search(a, query, re.I) for a in asks) and not self._introduces(name):
+                return name, "introduces"
         return None
 
     @staticmethod
@@ -345,8 +347,9 @@ def search(
             text=n.node.get_content(), meta=dict(n.node.metadata))
         for n in retriever.retrieve(query)
     ]
-    missing = searcher.missing_name(query)
-    if missing:
-        notes.append(f"no indexed paper introduces or mentions {missing}")
-    return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes, missing_name=missing)
+    name, verb = searcher.missing_name(query) or (None, "")
+    if name:
+        notes.append(f"no indexed paper {verb} {name}")
+    return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes,
+                        missing_name=name, missing_verb=verb)
 
