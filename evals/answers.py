@@ -24,7 +24,7 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         gold = set(q.gold)
         rows.append({
             "id": q.id, "type": q.type, "kind": q.kind, "lang": q.lang, "answerable": bool(gold), "abstained": answer.abstained,
-            "mode": answer.mode, "citations_valid": valid, "marker_errors": len(answer.invalid_markers),
+            "mode": answer.mode, "why": answer.why, "citations_valid": valid, "marker_errors": len(answer.invalid_markers),
             "cited": cited, "gold": list(gold),
             "precision": (len(gold & set(cited)) / len(set(cited))) if cited and gold else None,
             "recall": (len(gold & set(cited)) / len(gold)) if gold and not answer.abstained else (0.0 if gold else None),

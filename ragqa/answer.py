@@ -56,6 +56,7 @@ class Answer:
     text: str
     abstained: bool
     mode: str  # "llm" | "extractive" | "abstain"
+    why: str = ""  # for an abstention: "weak match" | "unknown name" | "model refused"
     citations: list[Citation] = field(default_factory=list)
     retrieved: list[Hit] = field(default_factory=list)
     invalid_markers: list[str] = field(default_factory=list)
@@ -68,7 +69,7 @@ class Answer:
     def as_json(self, id_: str | None = None) -> dict:
         out = {"id": id_} if id_ is not None else {}
         out.update({
-            "question": self.question, "answer": self.text, "abstained": self.abstained, "mode": self.mode,
+            "question": self.question, "answer": self.text, "abstained": self.abstained, "mode": self.mode, "why": self.why,
             "citations": [c.as_json() for c in self.citations],
             "retrieved": [h.as_json() for h in self.retrieved],
             "invalid_markers": self.invalid_markers, "dropped_sentences": self.dropped_sentences,

@@ -64,7 +64,8 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     if (result.top_relevance < settings.min_relevance or result.missing_name) and not cited_before:
         timings["retrieve_s"] = round(time.perf_counter() - start, 3)
         yield Event("retrieved", result=result, sources=[])
-        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", retrieved=result.hits))
+        why = "unknown name" if result.missing_name else "weak match"
+        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", why, retrieved=result.hits))
         return
     hits = _prompt_hits(pipeline, result, cited_before)
     qvec = pipeline.embedder.get_query_embedding(result.query)
@@ -86,18 +87,13 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
             yield finish(Answer(question, answer_text, False, "extractive", citations=make_citations(cited, sources),
                                 retrieved=result.hits, dropped_sentences=[text]))
         else:
-            yield finish(Answer(question, abstain_text(result, settings), True, "abstain", retrieved=result.hits,
+            yield finish(Answer(question, abstain_text(result, settings), True, "abstain", "model refused", retrieved=result.hits,
                                 dropped_sentences=[text] if text != REFUSAL else []))
         return
     foreign = pipeline.searcher.unknown_words(question_words(result.query))  # no indexed paper uses them
     answer_text, cited, invalid, dropped = resolve_citations(text, sources, foreign)
     mode = "llm"
-    if not cited:
-        if result.top_relevance < settings.trust_refusal_below:
-            # nothing the model said is supported and the match is weak: as for a refusal, abstain
-            yield finish(Answer(question, abstain_text(result, settings), True, "abstain", retrieved=result.hits,
-                                invalid_markers=invalid, dropped_sentences=dropped))
-            return
+    if not cited:  # nothing the model said is supported: quote the evidence instead
         answer_text, cited = extractive_answer(sources, question)
         mode = "extractive"
     yield finish(Answer(question, answer_text, False, mode, citations=make_citations(cited, sources),
