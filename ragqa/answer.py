@@ -194,11 +194,6 @@ def _words(text: str) -> set[str]:
     return {w for w in _CONTENT.findall(text.lower()) if w not in _STOP}
 
 
-def question_words(question: str) -> set[str]:
-    """The content words of a question, as the citation check compares them."""
-    return _words(question)
-
-
 def supporting_source(sentence: str, sources: list[Source], allowed: set[int]) -> int | None:
     """The cited source whose label + evidence contain most of an uncited sentence's content
     words (at least 60%), or None: then the sentence is unsupported."""
@@ -215,24 +210,20 @@ def supporting_source(sentence: str, sources: list[Source], allowed: set[int]) -
     return best if score >= 0.6 else None
 
 
-def _supported(sentence: str, cited: list[Source], foreign: frozenset[str] = frozenset(), minimum: float = 0.34) -> bool:
+def _supported(sentence: str, cited: list[Source], minimum: float = 0.34) -> bool:
     """A cited sentence must share at least a third of its content words with what it cites
-    (label + evidence), and must not use a `foreign` word (one of the question's words that no
-    indexed paper contains) that its sources lack. Checks English only: a Chinese sentence is not
-    compared word by word."""
+    (label + evidence). Checks English only: a Chinese sentence is not compared word by word."""
     if CJK.search(sentence):
         return True
     words = _words(_MARKER.sub(" ", sentence))
-    names = " ".join(s.hit.meta.get("label") or "" for s in cited if " " not in (s.hit.meta.get("label") or ""))
-    found = _words(" ".join(" ".join(s.evidence) for s in cited) + " " + names)  # a clause label is no evidence
-    if (words & foreign) - found:
-        return False  # e.g. "LLaMA uses a custom tokenizer [1]" when no paper says "tokenizer"
     if len(words) < 3:
         return True
+    names = " ".join(s.hit.meta.get("label") or "" for s in cited if " " not in (s.hit.meta.get("label") or ""))
+    found = _words(" ".join(" ".join(s.evidence) for s in cited) + " " + names)  # a clause label is no evidence
     return len(words & found) / len(words) >= minimum
 
 
-def resolve_citations(text: str, sources: list[Source], foreign: frozenset[str] = frozenset()) -> tuple[str, list[int], list[str], list[str]]:
+def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int], list[str], list[str]]:
     """-> (answer with only valid markers, cited numbers in order, invalid markers, dropped sentences).
     A sentence keeps its place only if it cites a numbered source, or, uncited, if its content is
     found in the evidence of a source the answer cites elsewhere (then that marker is added)."""
@@ -253,7 +244,7 @@ def resolve_citations(text: str, sources: list[Source], foreign: frozenset[str] 
         cleaned = _MARKER.sub(fix, sentence)
         cleaned = re.sub(r"(?:\[\d+\]\s*){2,}", lambda m: "".join(f"[{n}]" for n in dict.fromkeys(re.findall(r"\d+", m.group(0)))), cleaned)
         cleaned = re.sub(r"\s+(?=[.,;!?。])", "", cleaned).strip()
-        if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here], foreign):
+        if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here]):
             dropped.append(cleaned)  # cites a source that does not contain what it claims
             continue
         if numbers_here:

@@ -11,7 +11,7 @@ from typing import Iterator
 
 from .answer import (
     REFUSAL, Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
-    make_citations, question_words, resolve_citations, select_evidence,
+    make_citations, resolve_citations, select_evidence,
 )
 from .clean import CJK
 from .retrieve import Filters, Hit, SearchResult, require_question, search
@@ -90,8 +90,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
             yield finish(Answer(question, abstain_text(result, settings), True, "abstain", "model refused", retrieved=result.hits,
                                 dropped_sentences=[text] if text != REFUSAL else []))
         return
-    foreign = pipeline.searcher.unknown_words(question_words(result.query))  # no indexed paper uses them
-    answer_text, cited, invalid, dropped = resolve_citations(text, sources, foreign)
+    answer_text, cited, invalid, dropped = resolve_citations(text, sources)
     mode = "llm"
     if not cited:  # nothing the model said is supported: quote the evidence instead
         answer_text, cited = extractive_answer(sources, question)

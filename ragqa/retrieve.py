@@ -259,15 +259,6 @@ class Searcher:
                 return True
         return False
 
-    def unknown_words(self, words: set[str]) -> frozenset[str]:
-        """The words (lowercase) that no indexed paper contains, inflected forms included."""
-        self._mentions("")  # builds the token set
-
-        def known(word: str) -> bool:
-            w = "".join(re.findall(r"[a-z0-9]+", word))
-            return any(x in self._tokens for x in [w] + [w[: -len(e)] for e in ("s", "es", "ed", "ing", "d") if w.endswith(e)])
-        return frozenset(w for w in words if not known(w))
-
     def _mentions(self, name: str) -> bool:
         """`name` occurs in some indexed paper (GPT-4 = GPT4 = gpt 4), by a token-set look-up."""
         if self._tokens is None:
