@@ -232,10 +232,14 @@ class Searcher:
         return None
 
     @staticmethod
-    def _loose(name: str) -> str:
-        """GPT-4 ~ GPT4 ~ gpt 4; ResNet-50 ~ ResNet50; SVD-style ~ SVD."""
+    def _parts(name: str) -> list[str]:
+        """GPT-4 -> [gpt, 4]; SVD-style -> [svd]: the pieces a name is matched by."""
         name = re.sub(r"-(?:style|based|like|type|free|aware|driven|guided|inspired|level|wise|scale)$", "", name, flags=re.I)
-        return r"[\s_.\-]?".join(re.findall(r"[a-z]+|\d+", name.lower()))
+        return re.findall(r"[a-z]+|\d+", name.lower())
+
+    def _loose(self, name: str) -> str:
+        """GPT-4 ~ GPT4 ~ gpt 4; ResNet-50 ~ ResNet50; SVD-style ~ SVD."""
+        return r"[\s_.\-]?".join(self._parts(name))
 
     def _corpus(self) -> tuple[str, str]:
         """(labels + titles, abstracts) of all indexed papers, one string each, for name look-ups."""
@@ -265,8 +269,7 @@ class Searcher:
             words = re.findall(r"[a-z]+|\d+", " ".join(self._corpus()).lower())
             self._tokens = set(words) | {a + b for a, b in zip(words, words[1:])} | {
                 a + b + c for a, b, c in zip(words, words[1:], words[2:])}
-        base = re.sub(r"-(?:style|based|like|type|free|aware|driven|guided|inspired|level|wise|scale)$", "", name, flags=re.I)
-        parts = re.findall(r"[a-z]+|\d+", base.lower())
+        parts = self._parts(name)
         return len(parts) > 3 or "".join(parts) in self._tokens
 
     def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
