@@ -51,7 +51,7 @@ class Settings(BaseSettings):
     answer_papers: int = Field(4, ge=1, le=10, description="papers numbered [1]..[k] in the prompt")
     evidence_sentences: int = Field(2, ge=1, le=8)
     prompt_budget: int = Field(260, ge=60, description="tiktoken tokens of evidence in the prompt (prefill is ~33 tok/s)")
-    trust_refusal_below: float = Field(0.62, description="a model refusal with a better retrieval match than this becomes an extractive answer")
+    trust_refusal_below: float = Field(0.60, description="a model refusal with a better retrieval match than this becomes an extractive answer (calibrated: README)")
     relative_margin: float = Field(0.12, description="prompt papers must score within this of the best match")
     min_relevance: float = Field(0.50, description="abstain when the best dense cosine is below this")
     # UI
