@@ -28,7 +28,8 @@ def _render_answer(answer) -> None:
     if answer.abstained and answer.retrieved:
         print("  nearest papers: " + "; ".join(h.meta.get("label", "") for h in answer.retrieved[:3]))
     t = answer.timings
-    _err(f"(retrieval {t.get('retrieve_s')} s, first token {t.get('first_token_s')} s, total {t.get('total_s')} s, model {answer.model})")
+    first = f"first token {t['first_token_s']} s, " if t.get("first_token_s") is not None else "no LLM call, "
+    _err(f"(retrieval {t.get('retrieve_s')} s, {first}total {t.get('total_s')} s, model {answer.model})")
 
 
 def _stream_to_terminal(pipeline, question, filters, history=None, k=None, cited_before=None, fast=False):
