@@ -80,19 +80,16 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         text += chunk.delta or ""
         yield Event("token", delta=chunk.delta or "")
     text = text.strip()
-    if is_refusal(text):
-        if result.top_relevance >= settings.trust_refusal_below:
-            # the small model over-refuses; with a strong match, show the evidence instead (quoted, cited)
-            answer_text, cited = extractive_answer(sources, question)
-            yield finish(Answer(question, answer_text, False, "extractive", citations=make_citations(cited, sources),
-                                retrieved=result.hits, dropped_sentences=[text]))
-        else:
-            yield finish(Answer(question, abstain_text(result, settings), True, "abstain", "model refused", retrieved=result.hits,
-                                dropped_sentences=[text] if text != REFUSAL else []))
+    refused = is_refusal(text)
+    if refused and result.top_relevance < settings.trust_refusal_below:
+        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", "model refused", retrieved=result.hits,
+                            dropped_sentences=[text] if text != REFUSAL else []))
         return
-    answer_text, cited, invalid, dropped = resolve_citations(text, sources)
+    # the small model over-refuses: with a strong match a refusal, like an answer with no supported
+    # claim, becomes the quoted, cited evidence
+    answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(text, sources)
     mode = "llm"
-    if not cited:  # nothing the model said is supported: quote the evidence instead
+    if not cited:
         answer_text, cited = extractive_answer(sources, question)
         mode = "extractive"
     yield finish(Answer(question, answer_text, False, mode, citations=make_citations(cited, sources),
