@@ -26,6 +26,8 @@ _NAME = re.compile(r"(?<![\w-])(?:[A-Za-z][a-z0-9]*[A-Z0-9][\w-]*\*?|(?<=the )[A
 _GENERIC = {"llm", "llms", "ml", "ai", "rl", "nlp", "gnn", "gnns", "cnn", "cnns", "rnn", "rnns", "vae", "vaes", "gan",
             "gans", "sae", "saes", "mlp", "mlps", "sgd", "pde", "pdes", "ode", "odes", "kv", "qa", "vqa", "api", "gpu",
             "cpu", "iclr", "icml", "neurips", "acl", "cvpr", "emnlp", "aaai", "ood", "iid", "vlm", "vlms", "3d", "2d"}
+# a capitalised name of two or three words inside a sentence (Stable Diffusion, Neural Radiance Fields)
+_PHRASE = re.compile(r"(?<=[a-z,] )[A-Z][\w-]+(?: [A-Z][\w-]+){1,2}(?![\w-])")
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ class Searcher:
         self._bm25_count = -1
         self._meta: dict[str, dict] = {}
         self._names: dict[str, list[str]] = {}
-        self._corpus_text: tuple[str, str] | None = None
+        self._corpus_text: tuple[str, str, str] | None = None
         self._tokens: set[str] | None = None
         self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
 
@@ -216,8 +218,9 @@ class Searcher:
         """A method name in the question that no indexed paper can speak for: either the question asks
         for its own paper ("the LoRA paper", "the Adam optimizer paper", "which paper introduced DPO",
         "originally proposed the Mamba ...", "BERT ... its original paper") and no indexed paper is
-        named so or introduces it, or the name (with an inner capital or digit: InstructGPT, GPT-4)
-        appears in no indexed paper at all. -> (name, "introduces" | "mentions"), or None."""
+        named so or introduces it, or the name (with an inner capital or digit: InstructGPT, GPT-4;
+        or two or three capitalised words mid-sentence: Stable Diffusion) appears in no indexed paper
+        at all (abstract, title or authors). -> (name, "introduces" | "mentions"), or None."""
         for name in dict.fromkeys(_NAME.findall(query)):
             if name.lower() in _GENERIC:
                 continue
@@ -229,6 +232,9 @@ class Searcher:
                 return name, "mentions"
             if any(re.search(a, query, re.I) for a in asks) and not self._introduces(name):
                 return name, "introduces"
+        for phrase in _PHRASE.findall(query):
+            if not self._mentions(phrase):
+                return phrase, "mentions"
         return None
 
     @staticmethod
@@ -241,21 +247,23 @@ class Searcher:
         """GPT-4 ~ GPT4 ~ gpt 4; ResNet-50 ~ ResNet50; SVD-style ~ SVD."""
         return r"[\s_.\-]?".join(self._parts(name))
 
-    def _corpus(self) -> tuple[str, str]:
-        """(labels + titles, abstracts) of all indexed papers, one string each, for name look-ups."""
+    def _corpus(self) -> tuple[str, str, str]:
+        """(labels + titles, abstracts, authors) of all indexed papers, one string each, for name look-ups."""
         self.refresh()
         if self._corpus_text is None:
             metas = self._meta.values()
             self._corpus_text = (" | ".join(f"{m.get('label') or ''} {m.get('title') or ''}" for m in metas),
-                                 " .\n".join(m.get("text") or "" for m in metas))
+                                 " .\n".join(m.get("text") or "" for m in metas),
+                                 "; ".join(m.get("authors") or "" for m in metas))
         return self._corpus_text
 
     def _introduces(self, name: str) -> bool:
         """Some indexed paper is labelled or titled with `name`, or introduces it in its abstract
-        ("we propose/introduce/call ... NAME" within one sentence)."""
-        heads, texts = self._corpus()
+        ("we propose/introduce/call ... NAME" within one sentence), or NAME is an author's surname
+        ("the Bengio paper")."""
+        heads, texts, authors = self._corpus()
         n = re.compile(rf"(?<![\w-]){self._loose(name)}(?![\w-])", re.I)
-        if n.search(heads):
+        if n.search(heads) or re.search(rf"\b{re.escape(name)}(?:;|$)", authors, re.I):
             return True
         for match in n.finditer(texts):
             before = texts[max(0, match.start() - 80):match.start()].rsplit(".", 1)[-1]
@@ -270,7 +278,8 @@ class Searcher:
             self._tokens = set(words) | {a + b for a, b in zip(words, words[1:])} | {
                 a + b + c for a, b, c in zip(words, words[1:], words[2:])}
         parts = self._parts(name)
-        return len(parts) > 3 or "".join(parts) in self._tokens
+        joined = "".join(parts)
+        return len(parts) > 3 or any(w in self._tokens for w in (joined, joined + "s", joined.removesuffix("s")))
 
     def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
         words = {w.lower() for w in re.findall(r"[\w\-*α-ω]+", query)}

@@ -100,12 +100,14 @@ def test_model_that_cites_nothing_gets_extractive_answer(indexed):
     ("What learning-rate defaults does the Adam optimizer paper recommend?", "Adam"),
     ("How was BERT pre-trained, according to its original paper?", "BERT"),
     ("What reward model did InstructGPT use for RLHF?", "InstructGPT"),  # mentioned nowhere
+    ("Which paper proposes Stable Diffusion for text-to-image generation?", "Stable Diffusion"),  # a two-word name
+    ("What does the Bengio paper say about attention?", "Bengio"),  # no indexed author or method of that name
 ])
 def test_question_about_a_named_paper_that_is_not_indexed_abstains(indexed, question, name):
     indexed.settings.min_relevance = 0.0  # only the missing name can cause the abstention
     pipeline = _pipeline(indexed, ["should not be used [1]."])
     answer = ask(pipeline, question)
-    verb = "mentions" if name in ("InstructGPT", "LoRA", "BERT") else "introduces"  # mentioned nowhere vs never introduced
+    verb = "mentions" if name in ("InstructGPT", "LoRA", "BERT", "Stable Diffusion") else "introduces"  # mentioned nowhere vs never introduced
     assert answer.abstained and f"No indexed paper {verb} {name}" in answer.text
     assert pipeline._llm.prompts == []
 
@@ -117,6 +119,9 @@ def test_question_about_a_named_paper_that_is_not_indexed_abstains(indexed, ques
     "Is there work on LLM agents that use tools?",  # a generic acronym
     "Which papers evaluate GPT-4 as a judge?",  # a name that papers mention
     "SVD-style learning with asymmetric kernels",  # SVD is mentioned
+    "Which papers use Large Language Model judges?",  # a capitalised phrase that papers mention (plural there)
+    "Which papers did Adam Karvonen write?",  # an indexed author
+    "What does the Karvonen paper say about sparse autoencoders?",  # an indexed author's surname
 ])
 def test_named_paper_that_is_indexed_is_not_reported_missing(indexed, question):
     assert indexed.search(question, translate=False).missing_name is None
