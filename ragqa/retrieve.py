@@ -26,8 +26,9 @@ _NAME = re.compile(r"(?<![\w-])(?:[A-Za-z][a-z0-9]*[A-Z0-9][\w-]*\*?|(?<=the )[A
 _GENERIC = {"llm", "llms", "ml", "ai", "rl", "nlp", "gnn", "gnns", "cnn", "cnns", "rnn", "rnns", "vae", "vaes", "gan",
             "gans", "sae", "saes", "mlp", "mlps", "sgd", "pde", "pdes", "ode", "odes", "kv", "qa", "vqa", "api", "gpu",
             "cpu", "iclr", "icml", "neurips", "acl", "cvpr", "emnlp", "aaai", "ood", "iid", "vlm", "vlms", "3d", "2d"}
-# a capitalised name of two or three words inside a sentence (Stable Diffusion, Neural Radiance Fields)
-_PHRASE = re.compile(r"(?<=[a-z,] )[A-Z][\w-]+(?: [A-Z][\w-]+){1,2}(?![\w-])")
+# a run of capitalised words: a name of two or three words after a lowercase word is a method name
+# (Stable Diffusion, Neural Radiance Fields); longer runs are title-cased text, not names
+_CAPS = re.compile(r"(?<![\w-])[A-Z][\w-]+(?: [A-Z][\w-]+)+(?![\w-])")
 
 
 @dataclass(frozen=True)
@@ -232,9 +233,10 @@ class Searcher:
                 return name, "mentions"
             if any(re.search(a, query, re.I) for a in asks) and not self._introduces(name):
                 return name, "introduces"
-        for phrase in _PHRASE.findall(query):
-            if not self._mentions(phrase):
-                return phrase, "mentions"
+        for run in _CAPS.finditer(query):
+            before = query[:run.start()].split()[-1:]
+            if before and before[0].rstrip(",:").islower() and run[0].count(" ") <= 2 and not self._mentions(run[0]):
+                return run[0], "mentions"
         return None
 
     @staticmethod

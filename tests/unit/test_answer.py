@@ -122,6 +122,7 @@ def test_question_about_a_named_paper_that_is_not_indexed_abstains(indexed, ques
     "Which papers use Large Language Model judges?",  # a capitalised phrase that papers mention (plural there)
     "Which papers did Adam Karvonen write?",  # an indexed author
     "What does the Karvonen paper say about sparse autoencoders?",  # an indexed author's surname
+    "Sparse Autoencoders At Scale And Their Features",  # title-cased text is not a name
 ])
 def test_named_paper_that_is_indexed_is_not_reported_missing(indexed, question):
     assert indexed.search(question, translate=False).missing_name is None
