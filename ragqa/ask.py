@@ -39,6 +39,15 @@ def _prompt_hits(pipeline, result: SearchResult, cited_before: list[str] | None)
     return hits[:1] + earlier + hits[1:]
 
 
+def _earlier_papers(pipeline, history: list[str], filters: Filters | None, translate) -> list[str]:
+    """For a follow-up given only earlier questions (batch input, evals), the papers the previous
+    question brings into its prompt stand in for the ones its answer cited, as in the chat."""
+    previous = search(pipeline.searcher, history[-1], filters, translate=translate)
+    if previous.top_relevance < pipeline.settings.min_relevance or previous.missing_name:
+        return []
+    return [h.paper_id for h in _prompt_hits(pipeline, previous, None)]
+
+
 def stream_answer(pipeline, question: str, filters: Filters | None = None, history: list[str] | None = None,
                   k: int | None = None, cited_before: list[str] | None = None, fast: bool = False) -> Iterator[Event]:
     settings = pipeline.settings
@@ -49,10 +58,13 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     model = getattr(llm.metadata, "model_name", "") or settings.llm_model
     rewriter = pipeline.rewrite_llm() if history or CJK.search(question) else None
     start = time.perf_counter()
+    translate = pipeline.translate if settings.translate_queries else None
+    if history and cited_before is None:
+        cited_before = _earlier_papers(pipeline, history, filters, translate)
     result = search(
         pipeline.searcher, question, filters, k, history=history,
         rewrite=(lambda q, h: condense_question(rewriter, h, q, settings)),
-        translate=pipeline.translate if settings.translate_queries else None,
+        translate=translate,
     )
     timings = {"retrieve_s": 0.0, "first_token_s": None, "total_s": 0.0}
 
@@ -61,7 +73,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         answer.timings, answer.model, answer.query, answer.notes = timings, model, result.query, result.notes
         return Event("done", result=result, answer=answer)
 
-    if (result.top_relevance < settings.min_relevance or result.missing_name) and not cited_before:
+    if result.missing_name or (result.top_relevance < settings.min_relevance and not cited_before):
         timings["retrieve_s"] = round(time.perf_counter() - start, 3)
         yield Event("retrieved", result=result, sources=[])
         why = "unknown name" if result.missing_name else "weak match"

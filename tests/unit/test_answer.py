@@ -165,6 +165,25 @@ def test_earlier_citations_stay_available(indexed):
     assert first.citations[0].paper_id in [c.paper_id for c in answer.citations] or "DiffAug" in pipeline._llm.prompts[-1]
 
 
+def test_follow_up_without_earlier_citations_gets_the_previous_questions_papers(indexed):
+    # batch input and evals carry only earlier questions: the previous question's papers stand in for its citations
+    indexed.settings.min_relevance = 0.99  # the condensed follow-up alone would abstain
+    pipeline = _pipeline(indexed, ["Was the method tried on real biological data?", "It was not tried on biological data [1]."])
+    answer = ask(pipeline, "Was it tried on any real biological data?", history=["Which paper introduces DiffAug?"])
+    assert not answer.abstained and "DiffAug" in pipeline._llm.prompts[-1]
+    alone = ask(_pipeline(indexed, ["Was the method tried on real biological data?"]), "Was it tried on any real biological data?",
+                history=["Which paper introduces DiffAug?"], cited_before=[])
+    assert alone.abstained and alone.why == "weak match"
+
+
+def test_follow_up_naming_an_unknown_method_abstains_despite_earlier_citations(indexed):
+    earlier = [pid for pid, m in indexed.searcher.paper_meta().items() if m.get("label") == "DiffAug"]
+    assert earlier
+    pipeline = _pipeline(indexed, ["Was DiffAug fine-tuned with LoRA?"])
+    answer = ask(pipeline, "Did they fine-tune it with LoRA?", history=["Which paper introduces DiffAug?"], cited_before=earlier)
+    assert answer.abstained and answer.why == "unknown name" and "No indexed paper mentions LoRA" in answer.text
+
+
 def test_chinese_question_translated_and_answered_in_chinese(indexed):
     pipeline = _pipeline(indexed, ["Is there a graph neural network with distributed-order fractional calculus?", "DRAGON 使用分布阶分数微积分 [1]。"])
     answer = ask(pipeline, "有没有使用分布阶分数微积分的图神经网络？")
