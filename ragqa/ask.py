@@ -80,6 +80,8 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         yield finish(Answer(question, abstain_text(result, settings), True, "abstain", why, retrieved=result.hits))
         return
     hits = _prompt_hits(pipeline, result, cited_before)
+    found = {h.paper_id for h in result.hits}
+    retrieved = result.hits + [h for h in hits if h.paper_id not in found]  # + earlier citations put in the prompt
     qvec = pipeline.embedder.get_query_embedding(result.query)
     sources = fit_budget(select_evidence(qvec, hits, pipeline.embedder, settings, result.query), settings)
     timings["retrieve_s"] = round(time.perf_counter() - start, 3)
@@ -94,7 +96,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     text = text.strip()
     refused = is_refusal(text)
     if refused and result.top_relevance < settings.trust_refusal_below:
-        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", "model refused", retrieved=result.hits,
+        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", "model refused", retrieved=retrieved,
                             dropped_sentences=[text] if text != REFUSAL else []))
         return
     # the small model over-refuses: with a strong match a refusal, like an answer with no supported
@@ -105,7 +107,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         answer_text, cited = extractive_answer(sources, question)
         mode = "extractive"
     yield finish(Answer(question, answer_text, False, mode, citations=make_citations(cited, sources),
-                        retrieved=result.hits, invalid_markers=invalid, dropped_sentences=dropped))
+                        retrieved=retrieved, invalid_markers=invalid, dropped_sentences=dropped))
 
 
 def ask(pipeline, question: str, **kwargs) -> Answer:
