@@ -361,7 +361,8 @@ def search(
             text=n.node.get_content(), meta=dict(n.node.metadata))
         for n in retriever.retrieve(query)
     ]
-    name, verb = searcher.missing_name(query) or (None, "")
+    # the user's own words too: a rewrite or translation may drop or expand the name
+    name, verb = searcher.missing_name(query) or (query != question and searcher.missing_name(question)) or (None, "")
     if name:
         notes.append(f"no indexed paper {verb} {name}")
     return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes,

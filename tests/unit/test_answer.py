@@ -186,6 +186,12 @@ def test_follow_up_naming_an_unknown_method_abstains_despite_earlier_citations(i
     assert answer.abstained and answer.why == "unknown name" and "No indexed paper mentions LoRA" in answer.text
 
 
+def test_unknown_name_in_the_users_words_counts_even_if_the_rewrite_drops_it(indexed):
+    pipeline = _pipeline(indexed, ["Was DiffAug fine-tuned with low-rank adaptation?"])
+    answer = ask(pipeline, "Did they fine-tune it with LoRA?", history=["Which paper introduces DiffAug?"])
+    assert answer.abstained and "No indexed paper mentions LoRA" in answer.text
+
+
 def test_chinese_question_translated_and_answered_in_chinese(indexed):
     pipeline = _pipeline(indexed, ["Is there a graph neural network with distributed-order fractional calculus?", "DRAGON 使用分布阶分数微积分 [1]。"])
     answer = ask(pipeline, "有没有使用分布阶分数微积分的图神经网络？")
