@@ -215,13 +215,16 @@ class Searcher:
             hits = [h for h in hits if h.node.metadata["paper_id"] in allowed]
         return hits[: self.settings.candidates]
 
-    def missing_name(self, query: str) -> tuple[str, str] | None:
+    def missing_name(self, query: str, phrases: bool = True) -> tuple[str, str] | None:
         """A method name in the question that no indexed paper can speak for: either the question asks
         for its own paper ("the LoRA paper", "the Adam optimizer paper", "which paper introduced DPO",
         "originally proposed the Mamba ...", "BERT ... its original paper") and no indexed paper is
         named so or introduces it, or the name (with an inner capital or digit: InstructGPT, GPT-4;
         or two or three capitalised words mid-sentence: Stable Diffusion) appears in no indexed paper
-        at all (abstract, title or authors). -> (name, "introduces" | "mentions"), or None."""
+        at all (abstract, title or authors). phrases=False skips the capitalised-words rule, for a
+        machine translation, which capitalises its own renderings ("Visual Transformer" for 视觉Transformer).
+        -> (name, "introduces" | "mentions"), or None."""
+        query = CJK.sub(" ", query)  # LoRA论文 -> LoRA
         for name in dict.fromkeys(_NAME.findall(query)):
             if name.lower() in _GENERIC:
                 continue
@@ -233,7 +236,7 @@ class Searcher:
                 return name, "mentions"
             if any(re.search(a, query, re.I) for a in asks) and not self._introduces(name):
                 return name, "introduces"
-        for run in _CAPS.finditer(query):
+        for run in _CAPS.finditer(query) if phrases else ():
             before = query[:run.start()].split()[-1:]
             if before and before[0].rstrip(",:").islower() and run[0].count(" ") <= 2 and not self._mentions(run[0]):
                 return run[0], "mentions"
@@ -362,7 +365,9 @@ def search(
         for n in retriever.retrieve(query)
     ]
     # the user's own words too: a rewrite or translation may drop or expand the name
-    name, verb = searcher.missing_name(query) or (query != question and searcher.missing_name(question)) or (None, "")
+    translated = CJK.search(question) is not None
+    name, verb = (searcher.missing_name(query, phrases=not translated)
+                  or (query != question and searcher.missing_name(question)) or (None, ""))
     if name:
         notes.append(f"no indexed paper {verb} {name}")
     return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes,

@@ -8,6 +8,13 @@ from .config import Settings
 from .prompts import render
 
 
+# words that point back at an earlier turn ("they", "either of them", "this paper")
+_ANAPHOR = re.compile(r"\b(?:they|them|their|these|those|either|both|its|it(?! is| was)(?!\s+(?:possible|true|feasible|necessary|worth|better|important|hard|easy)\b)|this (?:paper|work|method|model|approach)|the (?:paper|authors|method))\b|它|他们|这篇|这些|那些|该论文|该方法", re.I)
+
+
+def _same(a: str, b: str) -> bool:
+    return re.sub(r"\W+", " ", a).strip().lower() == re.sub(r"\W+", " ", b).strip().lower()
+
 
 def _first_line(text: str) -> str:
     text = text.strip().strip('"').strip()
@@ -22,8 +29,10 @@ def condense_question(llm, history: list[str], question: str, settings: Settings
     turns = "\n".join(f"User: {turn}" for turn in history[-4:])
     prompt = render(settings.prompts_dir, "condense", history=turns, question=question)
     rewritten = _first_line(llm.complete(prompt, max_tokens=80).text)
-    if len(rewritten) <= 8 or rewritten.lower().strip("?") in {h.lower().strip("?") for h in history}:
-        return f"{history[-1]} {question}"  # the model echoed the history: fall back to both turns
+    echoed = len(rewritten) <= 8 or any(_same(rewritten, h) for h in history)
+    unresolved = _same(rewritten, question) and _ANAPHOR.search(question)  # "What data were they evaluated on?" as is
+    if echoed or unresolved:
+        return f"{history[-1]} {question}"  # fall back to both turns
     return rewritten
 
 

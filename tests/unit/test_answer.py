@@ -128,6 +128,13 @@ def test_named_paper_that_is_indexed_is_not_reported_missing(indexed, question):
     assert indexed.search(question, translate=False).missing_name is None
 
 
+def test_translation_capitals_are_not_names_but_the_users_latin_names_are(indexed):
+    indexed.translations["视觉Transformer的浅层注意力关注什么？"] = "What do shallow attention layers of the Visual Transformer attend to?"
+    indexed.translations["LoRA论文推荐的秩是多少？"] = "What rank does the paper recommend?"
+    assert indexed.search("视觉Transformer的浅层注意力关注什么？").missing_name is None  # the model's rendering
+    assert indexed.search("LoRA论文推荐的秩是多少？").missing_name == "LoRA"  # the user's own word, dropped by the translation
+
+
 def test_off_corpus_question_abstains_without_calling_the_llm(indexed):
     indexed.settings.min_relevance = 0.99  # the hashing embedder's scale; real calibration: integration tests
     pipeline = _pipeline(indexed, ["should not be used [1]."])
@@ -156,6 +163,22 @@ def test_follow_up_is_condensed_before_retrieval(indexed):
     assert "Which paper introduces DiffAug?" in pipeline._llm.prompts[0]  # the condense prompt
     assert answer.query == "Which architectures was DiffAug evaluated with?"
     assert answer.citations[0].label == "DiffAug"
+
+
+@pytest.mark.parametrize("question, standalone", [
+    ("What kinds of data were they evaluated on?", False),  # "they" left unresolved by the rewrite
+    ("Did either of them test it on children's stories?", False),
+    ("它在哪些数据上评估过？", False),
+    ("Who won the 2022 World Cup?", True),  # already standalone: kept as it is
+    ("Is it possible to train GANs on a CPU?", True),
+])
+def test_condensing_that_returns_the_follow_up_unchanged(question, standalone):
+    from ragqa.config import Settings
+    from ragqa.rewrite import condense_question
+
+    history = ["Which paper introduces prospector heads?"]
+    rewritten = condense_question(ScriptedLLM([question]), history, question, Settings())
+    assert rewritten == (question if standalone else f"{history[0]} {question}")
 
 
 def test_earlier_citations_stay_available(indexed):
