@@ -7,7 +7,7 @@ extractive answer (top evidence sentences, cited) replaces it. Retrieval is done
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
@@ -33,6 +33,7 @@ class Source:
     n: int
     hit: Hit
     evidence: tuple[str, ...]
+    closeness: float = 0.0  # best cosine of any of its sentences to the question
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Answer:
     text: str
     abstained: bool
     mode: str  # "llm" | "extractive" | "abstain"
-    why: str = ""  # for an abstention: "weak match" | "unknown name" | "model refused"
+    why: str = ""  # for an abstention: "weak match" | "weak evidence" | "unknown name" | "model refused"
     citations: list[Citation] = field(default_factory=list)
     retrieved: list[Hit] = field(default_factory=list)
     invalid_markers: list[str] = field(default_factory=list)
@@ -99,6 +100,7 @@ def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings,
         if query and len(label) >= 3 and label.lower() in query.lower():  # the name says nothing within its paper
             q_paper = np.asarray(embedder.get_query_embedding(re.sub(re.escape(label), "it", query, flags=re.I)))
         sims = vectors[offset:offset + len(sents)] @ q_paper if sents else np.zeros(0)
+        closeness = float((vectors[offset:offset + len(sents)] @ q).max()) if sents else 0.0
         offset += len(sents)
         words = query_words - _words(label)
         if words and sents:
@@ -107,7 +109,7 @@ def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings,
         intro = next((i for i, sentence in enumerate(sents) if _CONTRIBUTION.search(sentence)), None)
         order = ([intro] if intro is not None else []) + [i for i in np.argsort(-sims).tolist() if i != intro]
         keep = sorted(order[: settings.evidence_sentences])
-        sources.append(Source(n=n, hit=hit, evidence=tuple(sents[i] for i in keep)))
+        sources.append(Source(n=n, hit=hit, evidence=tuple(sents[i] for i in keep), closeness=closeness))
     return sources
 
 
@@ -134,12 +136,12 @@ def fit_budget(sources: list[Source], settings: Settings) -> list[Source]:
     while sources and count_tokens(render_sources(sources, settings)) > settings.prompt_budget:
         last = sources[-1]
         if len(last.evidence) > 1:
-            sources[-1] = Source(last.n, last.hit, last.evidence[:-1])
+            sources[-1] = replace(last, evidence=last.evidence[:-1])
         elif len(sources) > 1:
             sources.pop()
         else:  # one sentence that is itself too long: clip by words
             words = last.evidence[0].split()
-            sources[-1] = Source(last.n, last.hit, (" ".join(words[: max(10, len(words) * 2 // 3)]),))
+            sources[-1] = replace(last, evidence=(" ".join(words[: max(10, len(words) * 2 // 3)]),))
             if len(words) <= 10:
                 break
     return sources

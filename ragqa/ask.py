@@ -73,17 +73,23 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         answer.timings, answer.model, answer.query, answer.notes = timings, model, result.query, result.notes
         return Event("done", result=result, answer=answer)
 
-    if result.missing_name or (result.top_relevance < settings.min_relevance and not cited_before):
+    def abstain(why: str) -> Iterator[Event]:
         timings["retrieve_s"] = round(time.perf_counter() - start, 3)
         yield Event("retrieved", result=result, sources=[])
-        why = "unknown name" if result.missing_name else "weak match"
         yield finish(Answer(question, abstain_text(result, settings), True, "abstain", why, retrieved=result.hits))
+
+    if result.missing_name or (result.top_relevance < settings.min_relevance and not cited_before):
+        yield from abstain("unknown name" if result.missing_name else "weak match")
         return
     hits = _prompt_hits(pipeline, result, cited_before)
     found = {h.paper_id for h in result.hits}
     retrieved = result.hits + [h for h in hits if h.paper_id not in found]  # + earlier citations put in the prompt
     qvec = pipeline.embedder.get_query_embedding(result.query)
-    sources = fit_budget(select_evidence(qvec, hits, pipeline.embedder, settings, result.query), settings)
+    sources = select_evidence(qvec, hits, pipeline.embedder, settings, result.query)
+    if not cited_before and max((s.closeness for s in sources), default=0.0) < settings.min_evidence:
+        yield from abstain("weak evidence")  # the papers match, but no sentence of theirs is close to the question
+        return
+    sources = fit_budget(sources, settings)
     timings["retrieve_s"] = round(time.perf_counter() - start, 3)
     yield Event("retrieved", result=result, sources=sources)
 

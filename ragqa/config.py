@@ -54,6 +54,7 @@ class Settings(BaseSettings):
     trust_refusal_below: float = Field(0.60, description="a model refusal with a better retrieval match than this becomes an extractive answer (calibrated: README)")
     relative_margin: float = Field(0.12, description="prompt papers must score within this of the best match")
     min_relevance: float = Field(0.50, description="abstain when the best dense cosine is below this")
+    min_evidence: float = Field(0.40, description="abstain when no sentence of the prompt papers has a cosine this close to the question")
     # UI
     ui_auth: str | None = Field(None, description="'user:password' enables login when exposed")
 

@@ -143,6 +143,21 @@ def test_off_corpus_question_abstains_without_calling_the_llm(indexed):
     assert pipeline._llm.prompts == []
 
 
+def test_papers_that_match_but_hold_no_close_sentence_abstain_without_calling_the_llm(indexed):
+    question = "Which graph neural network uses distributed-order fractional calculus?"
+    indexed.settings.min_evidence = 0.99  # above any sentence's cosine with the hashing embedder
+    pipeline = _pipeline(indexed, ["should not be used [1]."])
+    answer = ask(pipeline, question)
+    assert answer.abstained and answer.why == "weak evidence" and "don't cover" in answer.text
+    assert pipeline._llm.prompts == []
+    earlier = [pid for pid, m in indexed.searcher.paper_meta().items() if m.get("label") == "DRAGON"]
+    follow_up = ask(_pipeline(indexed, ["Which network is fractional?", "DRAGON is fractional [1]."]), "Is it fractional?",
+                    history=["Which paper introduces DRAGON?"], cited_before=earlier)
+    assert not follow_up.abstained  # a follow-up's earlier papers are judged by the model, not by this gate
+    indexed.settings.min_evidence = 0.0
+    assert not ask(_pipeline(indexed, ["DRAGON is fractional [1]."]), question).abstained
+
+
 def test_model_refusal_with_strong_match_becomes_extractive(indexed):
     indexed.settings.trust_refusal_below = 0.0
     pipeline = _pipeline(indexed, ["The indexed papers do not answer this question."])
