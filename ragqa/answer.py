@@ -119,11 +119,24 @@ def count_tokens(text: str) -> int:
     return len(tiktoken.get_encoding("cl100k_base").encode(text))
 
 
+def paper_name(meta: dict) -> str:
+    """What an answer calls a paper: its title or method name, else its authors ("Basu et al."),
+    else the opening words of its abstract (the label of an untitled, authorless listing)."""
+    label = meta.get("label") or ""
+    if meta.get("title") or (not label.endswith("…") and len(label.split()) <= 3):
+        return label
+    surnames = [a.split()[-1] for a in (meta.get("authors") or "").split("; ") if a.strip()]
+    if surnames:
+        return surnames[0] if len(surnames) == 1 and not meta.get("authors_truncated") else (
+            f"{surnames[0]} and {surnames[1]}" if len(surnames) == 2 and not meta.get("authors_truncated") else f"{surnames[0]} et al.")
+    return label
+
+
 def render_sources(sources: list[Source], settings: Settings) -> str:
     blocks = []
     for s in sources:
         evidence = _DELIM.sub(" ", " ".join(s.evidence))  # an abstract cannot close its own block
-        label = _DELIM.sub(" ", s.hit.meta.get("label") or "")
+        label = _DELIM.sub(" ", paper_name(s.hit.meta))
         label = label if len(label) <= 40 else label[:38].rsplit(" ", 1)[0] + "…"
         blocks.append(render(settings.prompts_dir, "source", n=s.n, label=label,
                              venue=s.hit.meta.get("venue") or "venue unknown", evidence=evidence))
@@ -272,7 +285,7 @@ def extractive_answer(sources: list[Source], question: str, max_papers: int = 3)
     for s in sources[:max_papers]:
         if not s.evidence:
             continue
-        lines.append(f"{s.hit.meta.get('label')}: \"{s.evidence[0]}\" [{s.n}]")
+        lines.append(f"{paper_name(s.hit.meta)}: \"{s.evidence[0]}\" [{s.n}]")
         cited.append(s.n)
     head = "相关论文原文摘录：" if CJK.search(question) else "From the most relevant papers:"
     return head + "\n" + "\n".join(f"- {line}" for line in lines), cited

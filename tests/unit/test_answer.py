@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from ragqa.answer import (
-    Source, build_messages, extractive_answer, fit_budget, parse_markers, render_sources, resolve_citations,
+    Source, build_messages, extractive_answer, fit_budget, paper_name, parse_markers, render_sources, resolve_citations,
 )
 from ragqa.ask import ask, stream_answer
 from ragqa.retrieve import Hit
@@ -76,6 +76,19 @@ def cite(label, claim="It does this"):
 def _pipeline(indexed, replies):
     indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(replies)  # one script for rewrites and answers
     return indexed
+
+
+@pytest.mark.parametrize("meta, name", [
+    ({"title": "Vision Transformers Need Registers", "label": "Vision Transformers Need Registers"}, "Vision Transformers Need Registers"),
+    ({"label": "DiffAug", "authors": "Chandramouli Sastry; Sri Harsha Dumpala"}, "DiffAug"),  # a method name wins
+    ({"label": "Understanding the mechanisms of information…", "authors": "Samyadeep Basu"}, "Basu"),
+    ({"label": "Understanding the mechanisms of information…", "authors": "Samyadeep Basu; Martin Grayson"}, "Basu and Grayson"),
+    ({"label": "Understanding the mechanisms of information…", "authors": "Samyadeep Basu; Martin Grayson; Cecily Morrison"}, "Basu et al."),
+    ({"label": "Understanding the mechanisms of information…", "authors": "Samyadeep Basu", "authors_truncated": True}, "Basu et al."),
+    ({"label": "Embedders play a central role in machine learning", "authors": ""}, "Embedders play a central role in machine learning"),
+])
+def test_a_paper_is_named_by_title_method_or_authors(meta, name):
+    assert paper_name(meta) == name
 
 
 def test_single_paper_answer_cites_it(indexed):
