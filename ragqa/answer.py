@@ -219,7 +219,7 @@ def supporting_source(sentence: str, sources: list[Source], allowed: set[int]) -
     for s in sources:
         if s.n not in allowed:
             continue
-        overlap = len(words & _words(" ".join(s.evidence) + " " + (s.hit.meta.get("label") or ""))) / len(words)
+        overlap = len(words & _words(" ".join(s.evidence) + " " + paper_name(s.hit.meta))) / len(words)
         if overlap > score:
             best, score = s.n, overlap
     return best if score >= 0.6 else None
@@ -233,7 +233,8 @@ def _supported(sentence: str, cited: list[Source], minimum: float = 0.34) -> boo
     words = _words(_MARKER.sub(" ", sentence))
     if len(words) < 3:
         return True
-    names = " ".join(s.hit.meta.get("label") or "" for s in cited if " " not in (s.hit.meta.get("label") or ""))
+    names = " ".join(paper_name(s.hit.meta) for s in cited if paper_name(s.hit.meta) != s.hit.meta.get("label")
+                     or " " not in (s.hit.meta.get("label") or ""))  # a method name or authors, not a clause label
     found = _words(" ".join(" ".join(s.evidence) for s in cited) + " " + names)  # a clause label is no evidence
     return len(words & found) / len(words) >= minimum
 
