@@ -196,7 +196,8 @@ def parse_markers(text: str) -> list[tuple[str, list[int]]]:
 def split_answer_sentences(text: str) -> list[str]:
     """Sentences with their trailing markers attached ('... works [1]. Next' -> '... works [1].')."""
     out, start = [], 0
-    for match in re.finditer(r"[.!?。！？](?:\s*\[[\d,;\s–-]+\])*(?=\s|$)|(?<=\])\s*\n|\n", text):
+    # an abbreviation's full stop ("et al.", "e.g.", "i.e.", "vs.") ends no sentence
+    for match in re.finditer(r"(?:(?<!et al)(?<!e\.g)(?<!i\.e)(?<!\bvs)\.|[!?。！？])(?:\s*\[[\d,;\s–-]+\])*(?=\s|$)|(?<=\])\s*\n|\n", text):
         piece = text[start:match.end()].strip()
         if piece:
             out.append(piece)

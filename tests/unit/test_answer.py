@@ -263,6 +263,14 @@ def test_answer_json_shape(indexed):
     assert {"n", "paper_id", "label", "venue", "authors", "abstract", "evidence"} <= set(data["citations"][0])
 
 
+def test_abbreviations_do_not_end_answer_sentences():
+    from ragqa.answer import split_answer_sentences
+
+    text = "Karvonen et al. evaluate SAEs on board games, e.g. chess [1]. Others use vision models, i.e. ViTs [2]."
+    assert split_answer_sentences(text) == ["Karvonen et al. evaluate SAEs on board games, e.g. chess [1].",
+                                            "Others use vision models, i.e. ViTs [2]."]
+
+
 def test_uncited_sentence_supported_by_a_cited_source_gets_its_marker():
     sources = _sources()
     text = "Evidence sentence of paper two describes this. Unrelated claim about protein folding. Real claim [2]."
