@@ -281,6 +281,26 @@ def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int],
     return " ".join(k for k in kept if k), cited, invalid, dropped
 
 
+_BARE = re.compile(r"(^|(?<=[.!?。！？]\s)|(?:\b(?:include|includes|including|are|is|and|see)|[,:、：和及包括])\s*)\[(\d+)\](?=[\s,.;:、，。和及]|$)")
+
+
+def name_bare_markers(text: str, sources: list[Source]) -> str:
+    """A marker used as a noun ("… include [1], [2], and [3]", "[1] shows …") gets the paper's name
+    in front of it; untitled, authorless papers are called by venue ("an ICLR 2025 paper")."""
+    by_n = {s.n: s for s in sources}
+
+    def name(match: re.Match) -> str:
+        source = by_n.get(int(match.group(2)))
+        if source is None:
+            return match.group(0)
+        called = paper_name(source.hit.meta)
+        if called == (source.hit.meta.get("label") or "") and " " in called:  # a clause, not a name
+            venue = source.hit.meta.get("venue") or ""
+            called = f"{venue}论文" if CJK.search(text) else (f"{'an' if venue[:1] in 'AEIOU' else 'a'} {venue} paper" if venue else "a paper")
+        return f"{match.group(1)}{called} [{match.group(2)}]"
+    return _BARE.sub(name, text)
+
+
 def extractive_answer(sources: list[Source], question: str, max_papers: int = 3) -> tuple[str, list[int]]:
     """The honest fallback: each top paper's best evidence sentence, quoted and cited."""
     lines, cited = [], []

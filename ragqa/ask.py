@@ -11,7 +11,7 @@ from typing import Iterator
 
 from .answer import (
     REFUSAL, Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
-    make_citations, resolve_citations, select_evidence,
+    make_citations, name_bare_markers, resolve_citations, select_evidence,
 )
 from .clean import CJK
 from .retrieve import Filters, Hit, SearchResult, require_question, search
@@ -109,6 +109,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     # claim, becomes the quoted, cited evidence
     answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(text, sources)
     mode = "llm"
+    answer_text = name_bare_markers(answer_text, sources)
     if not cited:
         answer_text, cited = extractive_answer(sources, question)
         mode = "extractive"

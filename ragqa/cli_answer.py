@@ -11,11 +11,11 @@ def _err(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def _render_answer(answer) -> None:
+def _render_answer(answer, streamed: str) -> None:
     print()
     for note in answer.notes:
         _err(f"({note})")
-    if answer.mode != "llm" or answer.dropped_sentences or answer.invalid_markers:
+    if answer.text != streamed.strip():  # the checked answer differs from the streamed draft
         print(f"\n[{answer.mode}] {answer.text}")
     if answer.invalid_markers:
         _err(f"(dropped citation markers that point nowhere: {' '.join(answer.invalid_markers)})")
@@ -35,16 +35,17 @@ def _render_answer(answer) -> None:
 def _stream_to_terminal(pipeline, question, filters, history=None, k=None, cited_before=None, fast=False):
     from .ask import stream_answer
 
-    answer = None
+    answer, streamed = None, ""
     for event in stream_answer(pipeline, question, filters, history=history, k=k, cited_before=cited_before, fast=fast):
         if event.kind == "retrieved":
             if event.sources:
                 _err("sources: " + "; ".join(f"[{s.n}] {s.hit.meta.get('label')}" for s in event.sources))
         elif event.kind == "token":
             print(event.delta, end="", flush=True)
+            streamed += event.delta
         else:
             answer = event.answer
-    _render_answer(answer)
+    _render_answer(answer, streamed)
     return answer
 
 

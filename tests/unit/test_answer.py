@@ -271,6 +271,21 @@ def test_abbreviations_do_not_end_answer_sentences():
                                             "Others use vision models, i.e. ViTs [2]."]
 
 
+def test_markers_used_as_nouns_get_the_papers_name():
+    from ragqa.answer import name_bare_markers
+
+    def source(n, **meta):
+        return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="", meta=meta), ("x",))
+    sources = [source(1, label="Sparse autoencoders (SAEs) are a recent…", venue="ICLR 2025", authors=""),
+               source(2, label="What latent features are encoded in…", authors="Adam Karvonen; Can Rager; Samuel Marks"),
+               source(3, label="CRATE-α", venue="NeurIPS 2024")]
+    assert (name_bare_markers("The papers on sparse autoencoders include [1], [2], and [3].", sources)
+            == "The papers on sparse autoencoders include an ICLR 2025 paper [1], Karvonen et al. [2], and CRATE-α [3].")
+    assert name_bare_markers("[3] scales it [3]. [2] shows it.", sources) == "CRATE-α [3] scales it [3]. Karvonen et al. [2] shows it."
+    assert name_bare_markers("DiffAug improves robustness [1]. It is cheap [1][2].", sources) == "DiffAug improves robustness [1]. It is cheap [1][2]."
+    assert name_bare_markers("相关工作包括[2]和[3]。", sources) == "相关工作包括Karvonen et al. [2]和CRATE-α [3]。"
+
+
 def test_uncited_sentence_supported_by_a_cited_source_gets_its_marker():
     sources = _sources()
     text = "Evidence sentence of paper two describes this. Unrelated claim about protein folding. Real claim [2]."
