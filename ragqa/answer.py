@@ -120,17 +120,22 @@ def count_tokens(text: str) -> int:
 
 
 def paper_name(meta: dict) -> str:
-    """What the extractive answer calls a paper: its title or method name, else its authors ("Basu et al."),
-    else the opening words of its abstract (the label of an untitled, authorless listing). The prompt keeps
-    the label: with author names in its sources the 1.5B answered more near-miss questions (README)."""
+    """What an answer we write calls a paper (extractive quotes, named markers): its title or method
+    name, else its authors ("Basu et al."), else the opening words of its abstract (the label of an
+    untitled, authorless listing). The prompt keeps the label: with author names in its sources the
+    1.5B answered more near-miss questions (see the issue notes)."""
     label = meta.get("label") or ""
     if meta.get("title") or (not label.endswith("…") and len(label.split()) <= 3):
         return label
     surnames = [a.split()[-1] for a in (meta.get("authors") or "").split("; ") if a.strip()]
-    if surnames:
-        return surnames[0] if len(surnames) == 1 and not meta.get("authors_truncated") else (
-            f"{surnames[0]} and {surnames[1]}" if len(surnames) == 2 and not meta.get("authors_truncated") else f"{surnames[0]} et al.")
-    return label
+    complete = not meta.get("authors_truncated")
+    if not surnames:
+        return label
+    if len(surnames) == 1 and complete:
+        return surnames[0]
+    if len(surnames) == 2 and complete:
+        return f"{surnames[0]} and {surnames[1]}"
+    return f"{surnames[0]} et al."
 
 
 def render_sources(sources: list[Source], settings: Settings) -> str:
