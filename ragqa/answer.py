@@ -119,23 +119,27 @@ def count_tokens(text: str) -> int:
     return len(tiktoken.get_encoding("cl100k_base").encode(text))
 
 
-def paper_name(meta: dict) -> str:
-    """What an answer we write calls a paper (extractive quotes, named markers): its title or method
-    name, else its authors ("Basu et al."), else the opening words of its abstract (the label of an
-    untitled, authorless listing). The prompt keeps the label: with author names in its sources the
-    1.5B answered more near-miss questions (see the issue notes)."""
+def _own_name(meta: dict) -> str | None:
+    """A paper's title or method name, else its authors ("Basu et al."); None for an untitled,
+    authorless listing, whose label is only the opening words of its abstract."""
     label = meta.get("label") or ""
     if meta.get("title") or (not label.endswith("…") and len(label.split()) <= 3):
         return label
     surnames = [a.split()[-1] for a in (meta.get("authors") or "").split("; ") if a.strip()]
     complete = not meta.get("authors_truncated")
     if not surnames:
-        return label
+        return None
     if len(surnames) == 1 and complete:
         return surnames[0]
     if len(surnames) == 2 and complete:
         return f"{surnames[0]} and {surnames[1]}"
     return f"{surnames[0]} et al."
+
+
+def paper_name(meta: dict) -> str:
+    """What an extractive quote calls a paper: its own name, else its label. The prompt keeps the
+    label: with author names in its sources the 1.5B answered more near-miss questions (issue notes)."""
+    return _own_name(meta) or meta.get("label") or ""
 
 
 def render_sources(sources: list[Source], settings: Settings) -> str:
@@ -298,8 +302,8 @@ def name_bare_markers(text: str, sources: list[Source]) -> str:
         source = by_n.get(int(match.group(2)))
         if source is None:
             return match.group(0)
-        called = paper_name(source.hit.meta)
-        if called == (source.hit.meta.get("label") or "") and " " in called:  # a clause, not a name
+        called = _own_name(source.hit.meta)
+        if called is None:  # untitled and authorless: called by its venue
             venue = source.hit.meta.get("venue") or ""
             called = f"{venue}论文" if CJK.search(text) else (f"{'an' if venue[:1] in 'AEIOU' else 'a'} {venue} paper" if venue else "a paper")
         return f"{match.group(1)}{called} [{match.group(2)}]"

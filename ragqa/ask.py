@@ -109,8 +109,9 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     # claim, becomes the quoted, cited evidence
     answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(text, sources)
     mode = "llm"
-    answer_text = name_bare_markers(answer_text, sources)
-    if not cited:
+    if cited:
+        answer_text = name_bare_markers(answer_text, sources)
+    else:
         answer_text, cited = extractive_answer(sources, question)
         mode = "extractive"
     yield finish(Answer(question, answer_text, False, mode, citations=make_citations(cited, sources),
