@@ -45,6 +45,9 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         "citations_valid_share": mean([1.0 if r["citations_valid"] else 0.0 for r in rows]),
         "answers_with_llm_citations": mean([1.0 if r["mode"] == "llm" else 0.0 for r in answered]),
         "extractive_fallback_share": mean([1.0 if r["mode"] == "extractive" else 0.0 for r in answered]),
+        "llm_citations_by_lang": {lang: f"{sum(r['mode'] == 'llm' for r in answered if r['lang'] == lang)}/"
+                                        f"{sum(r['lang'] == lang for r in answered)}"
+                                  for lang in sorted({r["lang"] for r in answered})},
         "invalid_markers_dropped": sum(r["marker_errors"] for r in rows),
         "citation_precision": mean([r["precision"] for r in answered]),
         "citation_recall": mean([r["recall"] for r in answered]),

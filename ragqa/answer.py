@@ -178,11 +178,15 @@ def build_messages(question: str, sources: list[Source], settings: Settings) -> 
     """System + worked examples first (a fixed prefix the KV cache reuses), then the sources."""
     system = render(settings.prompts_dir, "system", max_sentences=4, refusal=REFUSAL)
     messages = [ChatMessage(role=MessageRole.SYSTEM, content=system)]
-    for role, text in example_turns(settings.prompts_dir, refusal=REFUSAL):
+    language = answer_language(question)
+    turns = example_turns(settings.prompts_dir, refusal=REFUSAL)
+    if language != "English":  # last, so English prompts keep their cached prefix
+        turns += example_turns(settings.prompts_dir, "examples_zh", refusal=REFUSAL)
+    for role, text in turns:
         messages.append(ChatMessage(role=MessageRole.USER if role == "user" else MessageRole.ASSISTANT, content=text))
     messages.append(ChatMessage(role=MessageRole.USER, content=render(
         settings.prompts_dir, "qa", sources=render_sources(sources, settings), question=question,
-        language=answer_language(question))))
+        language=language)))
     return messages
 
 
@@ -249,14 +253,43 @@ def _supported(sentence: str, cited: list[Source], minimum: float = 0.34) -> boo
     return len(words & found) / len(words) >= minimum
 
 
+def _shown_name(meta: dict) -> str | None:
+    """The name the prompt shows for a paper when it is a real one (title or method), else None."""
+    label = meta.get("label") or ""
+    own = _own_name(meta)
+    return label if own == label and len(label) >= 3 else None
+
+
+def cite_named(sentence: str, sources: list[Source]) -> str:
+    """A sentence without markers that names sources by their shown names cites them: the 1.5B
+    often writes "SILENCE 是…" or "[D4S]" in Chinese answers instead of [n]."""
+    if _MARKER.search(sentence):
+        return sentence
+    named = []
+    for s in sources:
+        name = _shown_name(s.hit.meta)
+        if not name:
+            continue
+        pattern = re.compile(r"\[\s*" + re.escape(name) + r"\s*\]|(?<![A-Za-z0-9-])" + re.escape(name) + r"(?![A-Za-z0-9-])", re.I)
+        if pattern.search(sentence):
+            sentence = re.sub(r"\[\s*" + re.escape(name) + r"\s*\]", name, sentence, flags=re.I)
+            named.append(s.n)
+    if not named:
+        return sentence
+    marks = "".join(f"[{n}]" for n in named)
+    return re.sub(r"\s*([.!?。！？]?)\s*$", lambda m: f" {marks}{m.group(1)}", sentence, count=1)
+
+
 def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int], list[str], list[str]]:
     """-> (answer with only valid markers, cited numbers in order, invalid markers, dropped sentences).
-    A sentence keeps its place only if it cites a numbered source, or, uncited, if its content is
-    found in the evidence of a source the answer cites elsewhere (then that marker is added)."""
+    A sentence keeps its place only if it cites a numbered source (or names one, see cite_named), or,
+    uncited, if its content is found in the evidence of a source the answer cites elsewhere (then
+    that marker is added)."""
     valid = {s.n for s in sources}
     kept, cited, invalid, dropped = [], [], [], []
     pending: list[tuple[int, str]] = []  # (position in kept, uncited sentence)
     for sentence in split_answer_sentences(text):
+        sentence = cite_named(sentence, sources)
         numbers_here: list[int] = []
 
         def fix(match: re.Match) -> str:

@@ -14,13 +14,14 @@ REQUIRED = {
     "qa": {"sources", "question", "language"},
     "source": {"n", "label", "venue", "evidence"},
     "examples": {"refusal"},
+    "examples_zh": {"refusal"},
     "condense": {"history", "question"},
     "translate": {"question"},
     "generate": {"abstract"},
 }
 
 
-OPTIONAL = {"examples"}  # may use any subset of its placeholders
+OPTIONAL = {"examples", "examples_zh"}  # may use any subset of its placeholders
 
 
 @lru_cache(maxsize=64)
@@ -40,8 +41,8 @@ def render(prompts_dir: Path, name: str, **values) -> str:
     return load_prompt(prompts_dir, name).format(**values).strip()
 
 
-def example_turns(prompts_dir: Path, **values) -> list[tuple[str, str]]:
-    """prompts/examples.md -> [(role, text)] few-shot turns ('### user' / '### assistant' blocks)."""
-    text = render(prompts_dir, "examples", **values)
+def example_turns(prompts_dir: Path, name: str = "examples", **values) -> list[tuple[str, str]]:
+    """prompts/<name>.md -> [(role, text)] few-shot turns ('### user' / '### assistant' blocks)."""
+    text = render(prompts_dir, name, **values)
     blocks = re.split(r"^### (user|assistant)\s*$", text, flags=re.M)[1:]
     return [(blocks[i], blocks[i + 1].strip()) for i in range(0, len(blocks), 2)]

@@ -292,3 +292,32 @@ def test_uncited_sentence_supported_by_a_cited_source_gets_its_marker():
     answer, cited, _, dropped = resolve_citations(text, sources)
     assert answer == "Evidence sentence of paper two describes this [2]. Real claim [2]."
     assert dropped == ["Unrelated claim about protein folding."]
+
+
+def test_a_sentence_that_names_a_paper_cites_it():
+    from ragqa.answer import cite_named
+
+    def source(n, label, evidence="x"):
+        return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="", meta={"label": label, "venue": "ICLR 2025"}), (evidence,))
+    sources = [source(1, "SILENCE", "SILENCE masks short-term details of speech for privacy."), source(2, "D4S"),
+               source(3, "We study the overfitting behavior of…")]
+    assert cite_named("SILENCE是一种轻量级的语音隐私保护方案。", sources) == "SILENCE是一种轻量级的语音隐私保护方案 [1]。"
+    assert cite_named("[D4S] 方法减少了编辑层的范数。", sources) == "D4S 方法减少了编辑层的范数 [2]。"
+    assert cite_named("KnoBo和D4S都有效。", sources) == "KnoBo和D4S都有效 [2]。"
+    # an untitled paper's opening words, a name inside a longer word, and a sentence with markers stay as they are
+    assert cite_named("We study the overfitting behavior of binary networks.", sources) == "We study the overfitting behavior of binary networks."
+    assert cite_named("SILENCED speech is hard.", sources) == "SILENCED speech is hard."
+    assert cite_named("D4S edits models [1].", sources) == "D4S edits models [1]."
+    answer, cited, _, dropped = resolve_citations(
+        "SILENCE masks short-term speech details for privacy. D4S cures protein folding forever.", sources)
+    assert answer == "SILENCE masks short-term speech details for privacy [1]." and cited == [1]
+    assert dropped == ["D4S cures protein folding forever [2]."]  # named, but not what its source says
+
+
+def test_a_chinese_question_gets_a_chinese_worked_example_after_the_english_prefix(settings):
+    english = build_messages("Which paper introduces GraphMix?", _sources(), settings)
+    chinese = build_messages("哪篇论文提出了GraphMix？", _sources(), settings)
+    assert len(chinese) == len(english) + 2
+    assert [m.content for m in chinese[: len(english) - 1]] == [m.content for m in english[:-1]]  # same cached prefix
+    assert "Chinese" in chinese[-3].content and "[1]。" in chinese[-2].content
+    assert "Answer in Chinese" in chinese[-1].content and "Answer in English" in english[-1].content
