@@ -321,3 +321,10 @@ def test_a_chinese_question_gets_a_chinese_worked_example_after_the_english_pref
     assert [m.content for m in chinese[: len(english) - 1]] == [m.content for m in english[:-1]]  # same cached prefix
     assert "Chinese" in chinese[-3].content and "[1]。" in chinese[-2].content
     assert "Answer in Chinese" in chinese[-1].content and "Answer in English" in english[-1].content
+
+
+def test_markers_written_as_sentences_of_their_own_join_the_claim():
+    answer, cited, _, _ = resolve_citations("它提出了一种离散表示方法。[1]。[2]。", _sources())
+    assert answer == "它提出了一种离散表示方法 [1][2]。" and cited == [1, 2]
+    assert resolve_citations("Evidence sentence 0 of paper 1 holds. [1]", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
+    assert resolve_citations("Evidence sentence 0 of paper 1 holds [1].", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
