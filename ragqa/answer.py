@@ -254,7 +254,8 @@ def _supported(sentence: str, cited: list[Source], minimum: float = 0.34) -> boo
 
 
 def _shown_name(meta: dict) -> str | None:
-    """The name the prompt shows for a paper when it is a real one (title or method), else None."""
+    """A paper's label when it is a real name (title or method), else None. The prompt shows a label
+    over 40 characters cut short, so a long title is matched only when the model writes it whole."""
     label = meta.get("label") or ""
     own = _own_name(meta)
     return label if own == label and len(label) >= 3 else None
@@ -270,9 +271,8 @@ def cite_named(sentence: str, sources: list[Source]) -> str:
         name = _shown_name(s.hit.meta)
         if not name:
             continue
-        pattern = re.compile(r"\[\s*" + re.escape(name) + r"\s*\]|(?<![A-Za-z0-9-])" + re.escape(name) + r"(?![A-Za-z0-9-])", re.I)
-        if pattern.search(sentence):
-            sentence = re.sub(r"\[\s*" + re.escape(name) + r"\s*\]", name, sentence, flags=re.I)
+        sentence, bracketed = re.subn(r"\[\s*" + re.escape(name) + r"\s*\]", name, sentence, flags=re.I)  # "[D4S]" -> "D4S"
+        if bracketed or re.search(r"(?<![A-Za-z0-9-])" + re.escape(name) + r"(?![A-Za-z0-9-])", sentence, re.I):
             named.append(s.n)
     if not named:
         return sentence
