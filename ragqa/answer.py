@@ -301,11 +301,11 @@ def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int],
             return "".join(f"[{n}]" for n in good)
 
         cleaned = _MARKER.sub(fix, sentence)
+        # "…问题。[1]。[2]。" -> "…问题 [1][2]。": markers written as sentences of their own
+        cleaned = re.sub(r"\s*[。.]\s*((?:\[\d+\]\s*[。.]?\s*)+)$",
+                         lambda m: " " + "".join(re.findall(r"\[\d+\]", m.group(1))) + ("。" if "。" in m.group(0) else "."), cleaned)
         cleaned = re.sub(r"(?:\[\d+\]\s*){2,}", lambda m: "".join(f"[{n}]" for n in dict.fromkeys(re.findall(r"\d+", m.group(0)))), cleaned)
         cleaned = re.sub(r"\s+(?=[.,;!?。])", "", cleaned).strip()
-        # "…问题。[1]。[2]。" -> "…问题 [1][2]。": markers written as sentences of their own
-        cleaned = re.sub(r"[。.]\s*((?:\[\d+\]\s*[。.]?\s*)+)$",
-                         lambda m: " " + "".join(re.findall(r"\[\d+\]", m.group(1))) + ("。" if "。" in m.group(0) else "."), cleaned)
         if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here]):
             dropped.append(cleaned)  # cites a source that does not contain what it claims
             continue

@@ -326,5 +326,6 @@ def test_a_chinese_question_gets_a_chinese_worked_example_after_the_english_pref
 def test_markers_written_as_sentences_of_their_own_join_the_claim():
     answer, cited, _, _ = resolve_citations("它提出了一种离散表示方法。[1]。[2]。", _sources())
     assert answer == "它提出了一种离散表示方法 [1][2]。" and cited == [1, 2]
+    assert resolve_citations("它提出了一种离散表示方法。[1]。[1]。", _sources())[0] == "它提出了一种离散表示方法 [1]。"
     assert resolve_citations("Evidence sentence 0 of paper 1 holds. [1]", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
     assert resolve_citations("Evidence sentence 0 of paper 1 holds [1].", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
