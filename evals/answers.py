@@ -15,6 +15,7 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
 
     from ragqa.ask import ask
 
+    pipeline.warm_up(fast=fast)  # as `serve` and `chat` do: no row pays for loading or the prefix prefill
     rows = []
     for q in tqdm(questions, desc="answer eval", file=sys.stderr, disable=not progress):
         answer = ask(pipeline, q.question, filters=Filters(**q.filters), history=list(q.history) or None, fast=fast)

@@ -80,8 +80,12 @@ class Answer:
 
 
 # -- evidence -----------------------------------------------------------------------------------
+# a full stop after these abbreviations ends no sentence ("Smith et al. (2023) show", "e.g. BERT")
+_ABBREV = "".join(rf"(?<!\b{a})" for a in (r"et al\.", r"e\.g\.", r"i\.e\.", r"vs\.", r"cf\.", r"Fig\.", r"Eq\.", r"Sec\.", r"resp\."))
+
+
 def split_sentences(text: str) -> list[str]:
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])", text.strip())
+    parts = re.split(rf"(?<=[.!?]){_ABBREV}\s+(?=[A-Z0-9(\"'])", text.strip())
     return [p.strip() for p in parts if len(p.strip()) > 2]
 
 

@@ -89,14 +89,14 @@ class Pipeline:
             self.translations[question] = translate_question(self.rewrite_llm(), question, self.settings)
         return self.translations[question]
 
-    def warm_up(self) -> None:
+    def warm_up(self, fast: bool = False) -> None:
         """Load the models and prefill the fixed prompt prefix (system + worked examples) once,
         so the first question pays only for its own sources."""
         from .answer import build_messages
 
         self.searcher.refresh()
         self.embedder.get_query_embedding("warm up")
-        self.llm().chat(build_messages("warm up", [], self.settings), max_tokens=1)
+        self.llm(fast=fast).chat(build_messages("warm up", [], self.settings), max_tokens=1)
 
     # -- operations ---------------------------------------------------------------------------
     def load(self, paths: list[Path] | None = None) -> tuple[LoadReport, list[str]]:

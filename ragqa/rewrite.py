@@ -22,8 +22,28 @@ def _first_line(text: str) -> str:
     return re.sub(r"^(standalone question|question|english)\s*:\s*", "", line, flags=re.I).strip('"')
 
 
+# words a rewrite may drop or replace: function words, question words, and what "they" resolves to
+_FILLER = {"what", "which", "when", "where", "does", "did", "were", "was", "have", "has", "had", "they", "them", "their",
+           "these", "those", "this", "that", "either", "both", "also", "same", "paper", "papers", "work", "with", "from",
+           "about", "into", "there", "other", "then", "than", "would", "could", "should", "tell", "more", "some", "any"}
+
+
+def _content(text: str) -> set[str]:
+    """Lower-cased word stems (first 5 letters) of the words that carry a question's content."""
+    return {w[:5] for w in re.findall(r"[a-z][a-z0-9\-]{3,}", text.lower()) if w not in _FILLER}
+
+
+def _drops_question(rewritten: str, question: str) -> bool:
+    """The rewrite lost what the follow-up asks: half or more of its content words are missing
+    ('Were they tested on speech recordings?' -> 'What paper introduced prospector heads?')."""
+    words = _content(question)
+    return len(words) >= 2 and len(words - _content(rewritten)) * 2 >= len(words)
+
+
 def condense_question(llm, history: list[str], question: str, settings: Settings) -> str:
-    """A follow-up ('What did they evaluate it with?') -> a standalone question."""
+    """A follow-up ('What did they evaluate it with?') -> a standalone question. A rewrite that
+    echoes the history, leaves "they" unresolved or drops what the follow-up asks is replaced by
+    both turns."""
     if not history:
         return question
     turns = "\n".join(f"User: {turn}" for turn in history[-4:])
@@ -31,7 +51,7 @@ def condense_question(llm, history: list[str], question: str, settings: Settings
     rewritten = _first_line(llm.complete(prompt, max_tokens=80).text)
     echoed = len(rewritten) <= 8 or any(_same(rewritten, h) for h in history)
     unresolved = _same(rewritten, question) and _ANAPHOR.search(question)  # "What data were they evaluated on?" as is
-    if echoed or unresolved:
+    if echoed or unresolved or _drops_question(rewritten, question):
         return f"{history[-1]} {question}"  # fall back to both turns
     return rewritten
 

@@ -5,6 +5,7 @@ import pytest
 
 from ragqa.answer import (
     Source, build_messages, extractive_answer, fit_budget, paper_name, parse_markers, render_sources, resolve_citations,
+    split_sentences,
 )
 from ragqa.ask import ask, stream_answer
 from ragqa.retrieve import Hit
@@ -207,6 +208,26 @@ def test_condensing_that_returns_the_follow_up_unchanged(question, standalone):
     history = ["Which paper introduces prospector heads?"]
     rewritten = condense_question(ScriptedLLM([question]), history, question, Settings())
     assert rewritten == (question if standalone else f"{history[0]} {question}")
+
+
+@pytest.mark.parametrize("rewrite, kept", [
+    ("Which paper introduces prospector heads for localizing class-relevant input regions?", False),  # the ask is gone
+    ("Were the prospector heads tested on speech recordings?", True),
+])
+def test_condensing_that_drops_what_the_follow_up_asks(rewrite, kept):
+    from ragqa.config import Settings
+    from ragqa.rewrite import condense_question
+
+    history, question = ["Which paper introduces prospector heads?"], "Were they tested on speech recordings?"
+    rewritten = condense_question(ScriptedLLM([rewrite]), history, question, Settings())
+    assert rewritten == (rewrite if kept else f"{history[0]} {question}")
+
+
+def test_evidence_sentences_do_not_end_at_abbreviations():
+    text = ("Prior work (Smith et al. (2023)) is slow. We speed up encoders, e.g. BERT, by 3x. "
+            "See Fig. 2 for results; it beats pruning vs. distillation! Code is public.")
+    assert split_sentences(text) == ["Prior work (Smith et al. (2023)) is slow.", "We speed up encoders, e.g. BERT, by 3x.",
+                                     "See Fig. 2 for results; it beats pruning vs. distillation!", "Code is public."]
 
 
 def test_earlier_citations_stay_available(indexed):
