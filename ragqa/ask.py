@@ -15,7 +15,7 @@ from .answer import (
 )
 from .clean import CJK
 from .retrieve import Filters, Hit, SearchResult, require_question, search
-from .rewrite import condense_question
+from .rewrite import both_turns, condense_question
 
 
 @dataclass
@@ -93,8 +93,13 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     timings["retrieve_s"] = round(time.perf_counter() - start, 3)
     yield Event("retrieved", result=result, sources=sources)
 
+    # the model reads a follow-up as rewritten ("how do they get rid of them?" -> "... of high-norm tokens in
+    # ViT feature maps?"), unless the rewrite failed (both turns) or the question is Chinese (its language sets the answer's)
+    asked = question
+    if history and not CJK.search(question) and result.query not in (question, both_turns(history, question)):
+        asked = result.query
     text = ""
-    for chunk in llm.stream_chat(build_messages(question, sources, settings)):
+    for chunk in llm.stream_chat(build_messages(asked, sources, settings)):
         if timings["first_token_s"] is None:
             timings["first_token_s"] = round(time.perf_counter() - start, 3)
         text += chunk.delta or ""

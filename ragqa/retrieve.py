@@ -16,6 +16,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 
 from .clean import CJK
+from .rewrite import both_turns
 from .config import Settings
 from .errors import QueryError
 from .index import PaperIndex
@@ -349,7 +350,7 @@ def search(
     filters = searcher.check_filters(filters)
     query = question
     if history:
-        query = rewrite(question, history) if rewrite else " ".join([*history[-1:], question])
+        query = rewrite(question, history) if rewrite else both_turns(history, question)
         if query != question:
             notes.append(f"standalone question: {query}")
     if CJK.search(query):

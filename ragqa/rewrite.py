@@ -40,6 +40,11 @@ def _drops_question(rewritten: str, question: str) -> bool:
     return len(words) >= 2 and len(words - _content(rewritten)) * 2 >= len(words)
 
 
+def both_turns(history: list[str], question: str) -> str:
+    """The fallback when no standalone rewrite is available: the previous question, then this one."""
+    return " ".join([*history[-1:], question])
+
+
 def condense_question(llm, history: list[str], question: str, settings: Settings) -> str:
     """A follow-up ('What did they evaluate it with?') -> a standalone question. A rewrite that
     echoes the history, leaves "they" unresolved or drops what the follow-up asks is replaced by
@@ -52,7 +57,7 @@ def condense_question(llm, history: list[str], question: str, settings: Settings
     echoed = len(rewritten) <= 8 or any(_same(rewritten, h) for h in history)
     unresolved = _same(rewritten, question) and _ANAPHOR.search(question)  # "What data were they evaluated on?" as is
     if echoed or unresolved or _drops_question(rewritten, question):
-        return f"{history[-1]} {question}"  # fall back to both turns
+        return both_turns(history, question)
     return rewritten
 
 

@@ -192,6 +192,14 @@ def test_follow_up_is_condensed_before_retrieval(indexed):
     assert "Which paper introduces DiffAug?" in pipeline._llm.prompts[0]  # the condense prompt
     assert answer.query == "Which architectures was DiffAug evaluated with?"
     assert answer.citations[0].label == "DiffAug"
+    # the model reads the rewrite, whose "they"/"it" are resolved, not the bare follow-up
+    assert "Question: Which architectures was DiffAug evaluated with?" in pipeline._llm.prompts[-1]
+
+
+def test_follow_up_whose_rewrite_failed_reaches_the_model_as_asked(indexed):
+    pipeline = _pipeline(indexed, ["What kinds of data were they evaluated on?", cite("DiffAug", "DiffAug was evaluated on images")])
+    ask(pipeline, "What kinds of data were they evaluated on?", history=["Which paper introduces DiffAug?"])
+    assert "Question: What kinds of data were they evaluated on?" in pipeline._llm.prompts[-1]  # not both turns
 
 
 @pytest.mark.parametrize("question, standalone", [
