@@ -16,10 +16,10 @@ from llama_index.core.schema import NodeWithScore, TextNode
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 
 from .clean import CJK
-from .rewrite import both_turns
 from .config import Settings
 from .errors import QueryError
 from .index import PaperIndex
+from .rewrite import both_turns
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # a method name: an inner capital or a digit (LoRA, DPO, GPT-4, JKOnet*), or a capitalised word after "the"
