@@ -80,12 +80,14 @@ class Answer:
 
 
 # -- evidence -----------------------------------------------------------------------------------
-# a full stop after these abbreviations ends no sentence ("Smith et al. (2023) show", "e.g. BERT")
-_ABBREV = "".join(rf"(?<!\b{a})" for a in (r"et al\.", r"e\.g\.", r"i\.e\.", r"vs\.", r"cf\.", r"Fig\.", r"Eq\.", r"Sec\.", r"resp\."))
+# a full stop after these abbreviations ends no sentence, in abstracts or answers ("Smith et al. (2023)", "e.g. BERT")
+_ABBREVIATIONS = ("et al", r"e\.g", r"i\.e", "vs", "cf", "Fig", "Eq", "Sec", "resp")
+_BEFORE_STOP = "".join(rf"(?<!\b{a})" for a in _ABBREVIATIONS)  # lookbehinds for the position of a full stop
+_AFTER_STOP = "".join(rf"(?<!\b{a}\.)" for a in _ABBREVIATIONS)  # ... and for the position just after it
 
 
 def split_sentences(text: str) -> list[str]:
-    parts = re.split(rf"(?<=[.!?]){_ABBREV}\s+(?=[A-Z0-9(\"'])", text.strip())
+    parts = re.split(rf"(?<=[.!?]){_AFTER_STOP}\s+(?=[A-Z0-9(\"'])", text.strip())
     return [p.strip() for p in parts if len(p.strip()) > 2]
 
 
@@ -213,8 +215,7 @@ def parse_markers(text: str) -> list[tuple[str, list[int]]]:
 def split_answer_sentences(text: str) -> list[str]:
     """Sentences with their trailing markers attached ('... works [1]. Next' -> '... works [1].')."""
     out, start = [], 0
-    # an abbreviation's full stop ("et al.", "e.g.", "i.e.", "vs.") ends no sentence
-    for match in re.finditer(r"(?:(?<!et al)(?<!e\.g)(?<!i\.e)(?<!\bvs)\.|[!?。！？])(?:\s*\[[\d,;\s–-]+\])*(?=\s|$)|(?<=\])\s*\n|\n", text):
+    for match in re.finditer(rf"(?:{_BEFORE_STOP}\.|[!?。！？])(?:\s*\[[\d,;\s–-]+\])*(?=\s|$)|(?<=\])\s*\n|\n", text):
         piece = text[start:match.end()].strip()
         if piece:
             out.append(piece)
