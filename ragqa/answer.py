@@ -14,7 +14,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from .config import Settings
 from .prompts import example_turns, render
-from .clean import CJK
+from .clean import CJK, CONTENT_WORD
 from .retrieve import Hit, SearchResult
 
 REFUSAL = "The indexed papers do not answer this question."
@@ -23,7 +23,6 @@ _MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])(?:\s*(?:\[[\d,;\s–-]+\])+)?\s+|(?<=[。！？])")
 _DELIM = re.compile(r"</?\s*source[^>]*>", re.I)
 _CONTRIBUTION = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:introduce|propose|present|develop)s?\b", re.I)
-_CONTENT = re.compile(r"[a-z][a-z0-9\-]{3,}")
 _STOP = {"this", "that", "with", "from", "their", "they", "which", "these", "those", "paper", "papers", "work",
          "method", "approach", "also", "such", "into", "using", "used", "uses", "have", "been", "more", "than"}
 
@@ -226,7 +225,7 @@ def split_answer_sentences(text: str) -> list[str]:
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _CONTENT.findall(text.lower()) if w not in _STOP}
+    return {w for w in CONTENT_WORD.findall(text.lower()) if w not in _STOP}
 
 
 def supporting_source(sentence: str, sources: list[Source], allowed: set[int]) -> int | None:

@@ -20,6 +20,7 @@ _INNER_HYPHEN = re.compile(r"\b([a-z]{2,})-([a-z]{2,})\b")
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _SPACES = re.compile(r"\s+")
 CJK = re.compile(r"[\u3400-\u9fff]")  # a Chinese (CJK) character: translate the question, answer in Chinese
+CONTENT_WORD = re.compile(r"[a-z][a-z0-9\-]{3,}")  # a lower-cased word of 4+ characters, for word-overlap checks
 
 
 @lru_cache(maxsize=1)

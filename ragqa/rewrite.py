@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .clean import CJK
+from .clean import CJK, CONTENT_WORD
 from .config import Settings
 from .prompts import render
 
@@ -30,7 +30,7 @@ _FILLER = {"what", "which", "when", "where", "does", "did", "were", "was", "have
 
 def _content(text: str) -> set[str]:
     """Lower-cased word stems (first 5 letters) of the words that carry a question's content."""
-    return {w[:5] for w in re.findall(r"[a-z][a-z0-9\-]{3,}", text.lower()) if w not in _FILLER}
+    return {w[:5] for w in CONTENT_WORD.findall(text.lower()) if w not in _FILLER}
 
 
 def _drops_question(rewritten: str, question: str) -> bool:
