@@ -29,7 +29,8 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
             "cited": cited, "gold": list(gold),
             "precision": (len(gold & set(cited)) / len(set(cited))) if cited and gold else None,
             "recall": (len(gold & set(cited)) / len(gold)) if gold and not answer.abstained else (0.0 if gold else None),
-            "timings": answer.timings, "answer": answer.text, "model": answer.model,
+            "timings": answer.timings, "answer": answer.text, "query": answer.query,
+            "dropped": answer.dropped_sentences, "model": answer.model,
         })
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
@@ -46,6 +47,8 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         "citations_valid_share": mean([1.0 if r["citations_valid"] else 0.0 for r in rows]),
         "answers_with_llm_citations": mean([1.0 if r["mode"] == "llm" else 0.0 for r in answered]),
         "extractive_fallback_share": mean([1.0 if r["mode"] == "extractive" else 0.0 for r in answered]),
+        "extractive_because": {why: sum(r["why"] == why for r in answered if r["mode"] == "extractive")
+                               for why in ("model refused", "no supported sentence")},
         "llm_citations_by_lang": {lang: f"{sum(r['mode'] == 'llm' for r in answered if r['lang'] == lang)}/"
                                         f"{sum(r['lang'] == lang for r in answered)}"
                                   for lang in sorted({r["lang"] for r in answered})},

@@ -56,7 +56,9 @@ class Answer:
     text: str
     abstained: bool
     mode: str  # "llm" | "extractive" | "abstain"
-    why: str = ""  # for an abstention: "weak match" | "weak evidence" | "unknown name" | "model refused"
+    # abstention: "weak match" | "weak evidence" | "unknown name" | "model refused";
+    # extractive: "model refused" (a strong match, so the refusal was not trusted) | "no supported sentence"
+    why: str = ""
     citations: list[Citation] = field(default_factory=list)
     retrieved: list[Hit] = field(default_factory=list)
     invalid_markers: list[str] = field(default_factory=list)

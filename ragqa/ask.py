@@ -113,13 +113,13 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     # the small model over-refuses: with a strong match a refusal, like an answer with no supported
     # claim, becomes the quoted, cited evidence
     answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(text, sources)
-    mode = "llm"
+    mode, why = "llm", ""
     if cited:
         answer_text = name_bare_markers(answer_text, sources)
     else:
         answer_text, cited = extractive_answer(sources, question)
-        mode = "extractive"
-    yield finish(Answer(question, answer_text, False, mode, citations=make_citations(cited, sources),
+        mode, why = "extractive", "model refused" if refused else "no supported sentence"
+    yield finish(Answer(question, answer_text, False, mode, why, citations=make_citations(cited, sources),
                         retrieved=retrieved, invalid_markers=invalid, dropped_sentences=dropped))
 
 

@@ -104,7 +104,7 @@ def test_model_that_cites_nothing_gets_extractive_answer(indexed):
     pipeline = _pipeline(indexed, ["It is a graph network that is good."])
     answer = ask(pipeline, "Which graph neural network uses distributed-order fractional calculus?")
     assert answer.mode == "extractive" and answer.citations and "[1]" in answer.text
-    assert answer.dropped_sentences == ["It is a graph network that is good."]
+    assert answer.dropped_sentences == ["It is a graph network that is good."] and answer.why == "no supported sentence"
 
 
 @pytest.mark.parametrize("question, name", [
@@ -176,7 +176,7 @@ def test_model_refusal_with_strong_match_becomes_extractive(indexed):
     indexed.settings.trust_refusal_below = 0.0
     pipeline = _pipeline(indexed, ["The indexed papers do not answer this question."])
     answer = ask(pipeline, "Which graph neural network uses distributed-order fractional calculus?")
-    assert not answer.abstained and answer.mode == "extractive" and answer.citations
+    assert not answer.abstained and answer.mode == "extractive" and answer.citations and answer.why == "model refused"
 
 
 def test_model_refusal_is_an_abstention(indexed):

@@ -66,6 +66,7 @@ def test_answer_eval_counts_abstentions_by_kind(indexed):
     result = run_answers(indexed, questions, progress=False)
     assert result["abstained_by_kind"] == {"named": "1/1", "off-topic": "1/1"}
     assert result["abstention_on_unanswerable"] == 1.0 and result["citations_valid_share"] == 1.0
+    assert all(row["why"] and "dropped" in row and row["query"] for row in result["rows"])
 
 
 def test_metric_wiring_hand_checked():
