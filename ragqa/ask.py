@@ -15,7 +15,7 @@ from .answer import (
 )
 from .clean import CJK
 from .retrieve import Filters, Hit, SearchResult, require_question, search
-from .rewrite import both_turns, condense_question
+from .rewrite import condense_question
 
 
 @dataclass
@@ -96,7 +96,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     # the model reads a follow-up as rewritten ("how do they get rid of them?" -> "... of high-norm tokens in
     # ViT feature maps?"), unless the rewrite failed (both turns) or the question is Chinese (its language sets the answer's)
     asked = question
-    if history and not CJK.search(question) and result.query not in (question, both_turns(history, question)):
+    if result.rewritten and not CJK.search(question):
         asked = result.query
     text = ""
     for chunk in llm.stream_chat(build_messages(asked, sources, settings)):

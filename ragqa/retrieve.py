@@ -75,6 +75,7 @@ class SearchResult:
     notes: list[str] = field(default_factory=list)
     missing_name: str | None = None  # a method the question names that no indexed paper introduces / mentions
     missing_verb: str = ""  # "introduces" or "mentions"
+    rewritten: bool = False  # a follow-up became a standalone question (not left as is, not searched with both turns)
 
     @property
     def top_relevance(self) -> float:
@@ -348,9 +349,10 @@ def search(
     if auto_filters:
         filters, notes = searcher.filters_from_question(question, filters)
     filters = searcher.check_filters(filters)
-    query = question
+    query, rewritten = question, False
     if history:
         query = rewrite(question, history) if rewrite else both_turns(history, question)
+        rewritten = query not in (question, both_turns(history, question))
         if query != question:
             notes.append(f"standalone question: {query}")
     if CJK.search(query):
@@ -372,5 +374,5 @@ def search(
     if name:
         notes.append(f"no indexed paper {verb} {name}")
     return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes,
-                        missing_name=name, missing_verb=verb)
+                        missing_name=name, missing_verb=verb, rewritten=rewritten)
 

@@ -70,6 +70,18 @@ def test_history_makes_follow_up_standalone(indexed):
     assert "DiffAug" in _labels(result)[:3]
 
 
+def test_search_says_whether_a_follow_up_was_rewritten(indexed):
+    from ragqa.retrieve import search
+
+    history, question = ["Which paper introduces DiffAug?"], "What architectures did they evaluate it with?"
+    standalone = "What architectures was DiffAug evaluated with?"
+    assert search(indexed.searcher, question, history=history, rewrite=lambda q, h: standalone).rewritten
+    failed = [search(indexed.searcher, question, history=history),  # no rewriter: both turns
+              search(indexed.searcher, question, history=history, rewrite=lambda q, h: q)]  # echoed as is
+    assert not any(r.rewritten for r in failed) and failed[0].query == f"{history[0]} {question}"
+    assert not search(indexed.searcher, question).rewritten  # no history
+
+
 def test_chinese_question_is_translated_before_search(indexed):
     from ragqa.retrieve import search
 
