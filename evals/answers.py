@@ -3,6 +3,7 @@ abstention on unanswerable vs false abstention on answerable, latency."""
 from __future__ import annotations
 
 import sys
+from collections import Counter
 
 from ragqa.retrieve import Filters
 
@@ -47,8 +48,7 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         "citations_valid_share": mean([1.0 if r["citations_valid"] else 0.0 for r in rows]),
         "answers_with_llm_citations": mean([1.0 if r["mode"] == "llm" else 0.0 for r in answered]),
         "extractive_fallback_share": mean([1.0 if r["mode"] == "extractive" else 0.0 for r in answered]),
-        "extractive_because": {why: sum(r["why"] == why for r in answered if r["mode"] == "extractive")
-                               for why in ("model refused", "no supported sentence")},
+        "extractive_because": dict(Counter(r["why"] for r in answered if r["mode"] == "extractive")),
         "llm_citations_by_lang": {lang: f"{sum(r['mode'] == 'llm' for r in answered if r['lang'] == lang)}/"
                                         f"{sum(r['lang'] == lang for r in answered)}"
                                   for lang in sorted({r["lang"] for r in answered})},

@@ -351,8 +351,9 @@ def search(
     filters = searcher.check_filters(filters)
     query, rewritten = question, False
     if history:
-        query = rewrite(question, history) if rewrite else both_turns(history, question)
-        rewritten = query not in (question, both_turns(history, question))
+        fallback = both_turns(history, question)
+        query = rewrite(question, history) if rewrite else fallback
+        rewritten = query not in (question, fallback)
         if query != question:
             notes.append(f"standalone question: {query}")
     if CJK.search(query):
