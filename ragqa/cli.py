@@ -64,6 +64,8 @@ def cmd_ingest(args) -> int:
     pipeline = _pipeline(args)
     if args.status:
         return cmd_stats(args)
+    if args.verify:
+        return _verify(pipeline)
     paths = [Path(p) for p in args.paths] or [pipeline.settings.data_dir]
     started = time.perf_counter()
     report, errors = pipeline.load(paths)
@@ -78,9 +80,25 @@ def cmd_ingest(args) -> int:
         return 1
     result = pipeline.ingest(report, progress=not args.quiet)
     print(f"indexed {result.papers} papers into {pipeline.index().name}: {result.new_papers} new, "
-          f"{result.updated_papers} updated, {result.chunks} chunks, {result.embedded_chunks} embedded "
-          f"in {time.perf_counter() - started:.1f} s")
+          f"{result.updated_papers} updated, {result.repaired_papers} repaired, {result.replaced_papers} older versions replaced, "
+          f"{result.chunks} chunks, {result.embedded_chunks} embedded in {time.perf_counter() - started:.1f} s")
     return 0 if not errors else 2
+
+
+def _verify(pipeline) -> int:
+    """Report papers a killed run left with missing chunks, and re-embed what they miss."""
+    index = pipeline.index(create=False)
+    missing = index.incomplete()
+    if not missing:
+        print(f"{index.name}: every paper is complete ({index.count()} chunks)")
+        return 0
+    print(f"{index.name}: {len(missing)} incomplete papers ({sum(missing.values())} chunks missing): {', '.join(sorted(missing)[:10])}")
+    from .corpus import LoadReport
+
+    result = pipeline.ingest(LoadReport(papers=index.stored_papers(sorted(missing))), progress=False)
+    left = index.incomplete()
+    print(f"repaired {result.repaired_papers} papers ({result.embedded_chunks} chunks embedded); {len(left)} still incomplete")
+    return 0 if not left else 1
 
 
 def cmd_stats(args) -> int:
@@ -166,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--status", action="store_true", help="show what is indexed instead")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--verify", action="store_true", help="find papers a killed run left incomplete and repair them")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("stats", help="papers and chunks per venue, models used")

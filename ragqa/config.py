@@ -27,6 +27,7 @@ class Settings(BaseSettings):
     # embeddings and chunking ("minilm" = the packaged all-MiniLM-L6-v2; "hash" = test embedder)
     embed_model: str = "minilm"
     embed_batch_size: int = 32
+    write_batch_size: int = Field(1000, ge=1, description="chunks per Chroma write (capped by the store's own maximum)")
     chunk_size: int = Field(200, ge=32, description="tiktoken tokens per chunk (MiniLM reads 256 word-pieces)")
     chunk_overlap: int = Field(40, ge=0)
     # retrieval

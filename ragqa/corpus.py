@@ -195,8 +195,10 @@ def _record_to_paper(record: dict, source: str) -> Paper:
     year_raw = record.get("year")
     try:
         year = int(year_raw) if year_raw not in (None, "") else _year_of(venue)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"year {year_raw!r} is not a number") from None
+    if year is not None and not 1000 <= year <= 2999:
+        raise ValueError(f"year {year_raw!r} is out of range")
     if venue and year and str(year) not in venue:
         venue = f"{venue} {year}"
     topic = record.get("topic") or record.get("primary_area") or None

@@ -155,3 +155,15 @@ def test_bad_file_in_folder_does_not_stop_the_rest(tmp_path, settings):
     (tmp_path / "empty.jsonl").write_text("")
     report, errors = load_paths([tmp_path])
     assert len(report.papers) == 1 and len(errors) == 1 and "empty" in errors[0]
+
+
+def test_absurd_year_skips_only_that_record(tmp_path):
+    from ragqa.corpus import load_file
+
+    path = tmp_path / "y.jsonl"
+    path.write_text('{"id": "a", "abstract": "A fine abstract about graphs and more graphs.", "year": 1e400}\n'
+                    '{"id": "b", "abstract": "Another abstract about proteins and folding.", "year": 2024}\n'
+                    '{"id": "c", "abstract": "A third abstract about images.", "year": 99999}\n')
+    report = load_file(path)
+    assert [p.source_id for p in report.papers] == ["b"]
+    assert [s.reason for s in report.skipped] == ["year inf is not a number", "year 99999 is out of range"]

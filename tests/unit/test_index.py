@@ -92,3 +92,79 @@ def test_load_file_jsonl_real_corpus_shape(tmp_path):
     path.write_text(json.dumps({"id": "zz", "openreview_id": "zz", "title": "T", "authors": ["A"], "keywords": ["k"], "primary_area": "generative models", "abstract": "Some abstract text here. " * 5, "venue": "ICLR", "year": 2024}))
     (paper,) = load_file(path).papers
     assert paper.topic == "generative models" and paper.venue == "ICLR 2024" and dict(paper.extra)["openreview_id"] == "zz"
+
+
+def _tiny_records(path, n, start=0, text="about graph learning"):
+    rows = [{"id": f"p{i}", "title": f"Paper {i}", "abstract": f"Paper number {i} {text}. It has one more sentence {i}.",
+             "venue": "ICML", "year": 2024} for i in range(start, start + n)]
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    return path
+
+
+def test_reingesting_a_renamed_file_loses_no_paper(settings, tmp_path):
+    """Issue 18.1: the renamed copy changes every paper's sources; the rewrite must stay under
+    the store's batch limit (here 7 chunks) and delete nothing first."""
+    from ragqa.pipeline import Pipeline
+
+    pipeline = Pipeline(settings.model_copy(update={"write_batch_size": 7}))
+    a = _tiny_records(tmp_path / "a.jsonl", 40)
+    pipeline.ingest(pipeline.load([a])[0], progress=False)
+    b = tmp_path / "b.jsonl"
+    b.write_text(a.read_text())
+    again = pipeline.ingest(pipeline.load([b])[0], progress=False)
+    assert again.updated_papers == 40 and again.embedded_chunks == 0
+    stats = pipeline.index().stats()
+    assert stats["papers"] == 40 and stats["chunks"] == 40
+    (meta,) = [m for m in pipeline.index().papers().values() if m["source_id"] == "p3"]
+    assert meta["sources"] == "a.jsonl; b.jsonl"
+
+
+def test_a_paper_missing_a_later_chunk_is_repaired(indexed):
+    """Issue 18.2: completeness is checked by chunk count, so losing chunk 1 is seen and mended."""
+    index = indexed.index()
+    before = index.count()
+    multi = next(pid for pid, m in index.papers().items() if m["n_chunks"] >= 2)
+    index.collection.delete(ids=[f"{multi}:1"])
+    assert index.incomplete() == {multi: 1}
+    result = indexed.ingest(indexed.load()[0], progress=False)
+    assert result.repaired_papers == 1 and result.embedded_chunks == 1
+    assert index.count() == before and index.incomplete() == {}
+
+
+def test_verify_repairs_without_the_source_files(indexed, capsys, monkeypatch):
+    from ragqa import cli
+
+    index = indexed.index()
+    multi = next(pid for pid, m in index.papers().items() if m["n_chunks"] >= 2)
+    index.collection.delete(ids=[f"{multi}:1"])
+    monkeypatch.setenv("RAGQA_VECTORSTORE_DIR", str(indexed.settings.vectorstore_dir))
+    monkeypatch.setenv("RAGQA_EMBED_MODEL", "hash")
+    monkeypatch.setenv("RAGQA_DATA_DIR", "/nonexistent")  # the stored chunks are enough
+    code = cli.main(["ingest", "--verify"])
+    out = capsys.readouterr().out
+    assert code == 0 and "1 incomplete papers" in out and "0 still incomplete" in out
+    assert index.incomplete() == {}
+
+
+def test_a_corrected_abstract_under_the_same_id_replaces_the_old_one(settings, tmp_path):
+    from ragqa.pipeline import Pipeline
+
+    pipeline = Pipeline(settings)
+    a = _tiny_records(tmp_path / "lib.jsonl", 5)
+    pipeline.ingest(pipeline.load([a])[0], progress=False)
+    _tiny_records(a, 5, text="about graph learning, corrected")
+    result = pipeline.ingest(pipeline.load([a])[0], progress=False)
+    assert result.new_papers == 5 and result.replaced_papers == 5
+    metas = pipeline.index().papers().values()
+    assert len(metas) == 5 and all("corrected" in m["text"] for m in metas)
+
+
+def test_same_id_in_another_library_with_another_title_is_kept(settings, tmp_path):
+    from ragqa.pipeline import Pipeline
+
+    pipeline = Pipeline(settings)
+    pipeline.ingest(pipeline.load([_tiny_records(tmp_path / "one.jsonl", 3)])[0], progress=False)
+    other = tmp_path / "two.jsonl"
+    other.write_text("\n".join(json.dumps({"id": f"p{i}", "title": f"Other {i}", "abstract": f"A different study {i} of proteins."}) for i in range(3)))
+    result = pipeline.ingest(pipeline.load([other])[0], progress=False)
+    assert result.replaced_papers == 0 and pipeline.index().stats()["papers"] == 6
