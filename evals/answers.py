@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from ragqa.retrieve import Filters
+from ragqa.retrieve import Filters, Hit
 
 from .dataset import EvalQuestion
 from .metrics import percentile
@@ -22,14 +22,19 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         answer = ask(pipeline, q.question, filters=Filters(**q.filters), history=list(q.history) or None, fast=fast)
         retrieved = {h.paper_id for h in answer.retrieved}
         cited = [c.paper_id for c in answer.citations]
-        valid = all(c in retrieved for c in cited) and not answer.invalid_markers  # every marker resolved
+        resolved = all(c in retrieved for c in cited) and not answer.invalid_markers  # every marker resolved
+        supported = citations_supported(answer)
         gold = set(q.gold)
+        facts = list(getattr(q, "facts", ()) or key_facts(pipeline, q)) if gold else []
         rows.append({
             "id": q.id, "type": q.type, "kind": q.kind, "lang": q.lang, "answerable": bool(gold), "abstained": answer.abstained,
-            "mode": answer.mode, "why": answer.why, "citations_valid": valid, "marker_errors": len(answer.invalid_markers),
+            "mode": answer.mode, "why": answer.why, "form": answer.form, "citations_valid": resolved and supported is not False,
+            "citations_resolved": resolved, "citations_supported": supported, "marker_errors": len(answer.invalid_markers),
+            "best_p": answer.judgement.get("best"), "listed": answer.judgement.get("listed", []),
             "cited": cited, "gold": list(gold),
             "precision": (len(gold & set(cited)) / len(set(cited))) if cited and gold else None,
             "recall": (len(gold & set(cited)) / len(gold)) if gold and not answer.abstained else (0.0 if gold else None),
+            "facts": facts, "fact_recall": fact_recall(answer.text, facts) if facts and not answer.abstained else (0.0 if facts else None),
             "timings": answer.timings, "answer": answer.text, "query": answer.query,
             "dropped": answer.dropped_sentences, "model": answer.model,
         })
@@ -53,6 +58,12 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
                                         f"{sum(r['lang'] == lang for r in answered)}"
                                   for lang in sorted({r["lang"] for r in answered})},
         "invalid_markers_dropped": sum(r["marker_errors"] for r in rows),
+        "citations_supported_share": mean([1.0 if r["citations_supported"] else 0.0 for r in rows if r["citations_supported"] is not None]),
+        "list_gold_recall": mean([r["recall"] for r in answered if r["form"] in ("list", "count") and len(r["gold"]) > 1]),
+        "false_abstention_by_form": {f: f"{sum(r['abstained'] for r in answerable if r['form'] == f)}/{sum(r['form'] == f for r in answerable)}"
+                                     for f in sorted({r["form"] for r in answerable})},
+        "fact_recall": mean([r["fact_recall"] for r in answered]),
+        "fact_recall_explain": mean([r["fact_recall"] for r in answered if r["form"] == "explain"]),
         "citation_precision": mean([r["precision"] for r in answered]),
         "citation_recall": mean([r["recall"] for r in answered]),
         "abstention_on_unanswerable": mean([1.0 if r["abstained"] else 0.0 for r in unanswerable]),
@@ -68,3 +79,64 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         },
         "rows": rows,
     }
+
+
+def citations_supported(answer) -> bool | None:
+    """Every cited sentence is supported by the abstracts it cites (answer._supported, the same
+    word-overlap measure the answerer uses, here against the whole abstract): a check that can fail.
+    None when the answer cites nothing."""
+    from ragqa.answer import Source, _MARKER, _supported, parse_markers, split_answer_sentences
+
+    if not answer.citations:
+        return None
+    by_n = {c.n: c for c in answer.citations}
+    for sentence in split_answer_sentences(answer.text):
+        numbers = [n for _, ns in parse_markers(sentence) for n in ns]
+        if not numbers:
+            continue
+        cited = [Source(n=n, hit=Hit(paper_id=by_n[n].paper_id, score=0.0, relevance=None, text="", meta={"label": by_n[n].label}),
+                        evidence=(by_n[n].abstract,)) for n in numbers if n in by_n]
+        if len(cited) < len(set(numbers)) or not _supported(_MARKER.sub(" ", sentence), cited):
+            return False
+    return True
+
+
+def key_facts(pipeline, q, n: int = 2) -> list[str]:
+    """A question's key facts: the dataset's own, else the n sentences of its gold abstracts closest
+    to the question (MiniLM cosine): what a good answer should state."""
+    import numpy as np
+
+    from ragqa.answer import split_sentences
+
+    meta = pipeline.searcher.paper_meta()
+    sentences = [s for pid in q.gold if pid in meta for s in split_sentences(meta[pid].get("text") or "")]
+    if not sentences:
+        return []
+    embedder = pipeline.embedder
+    sims = np.asarray(embedder.get_text_embedding_batch(sentences)) @ np.asarray(embedder.get_query_embedding(q.question))
+    return [sentences[i] for i in np.argsort(-sims)[:n]]
+
+
+def fact_recall(answer: str, facts: list[str]) -> float:
+    """Share of key facts the answer states: a fact counts when at least half of its content words
+    (answer._words) appear in the answer."""
+    from ragqa.answer import _words
+
+    said = _words(answer)
+    hits = [len(_words(f) & said) / max(1, len(_words(f))) >= 0.5 for f in facts]
+    return round(sum(hits) / len(hits), 3) if hits else 0.0
+
+
+def rescore_facts(pipeline, questions: list[EvalQuestion], report: dict) -> dict:
+    """Fact recall of the answers stored in an earlier answer report (e.g. one committed before
+    this measure existed), by the same key facts and measure as run_answers."""
+    by_id = {q.id: q for q in questions}
+    scores = []
+    for row in report["rows"]:
+        q = by_id.get(row["id"])
+        if q is None or not q.gold or row["abstained"]:
+            continue
+        facts = list(getattr(q, "facts", ()) or key_facts(pipeline, q))
+        if facts:
+            scores.append(fact_recall(row["answer"], facts))
+    return {"answered_rows": len(scores), "fact_recall": round(sum(scores) / len(scores), 3) if scores else None}

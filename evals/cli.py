@@ -57,6 +57,25 @@ def add_eval_command(sub) -> None:
     g.add_argument("--out", type=Path, default=Path("evals/datasets/generated.jsonl"))
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--fast", action="store_true", help="write questions with the small model")
+    f = ev.add_parser("facts", help="fact recall of the answers in an earlier answer report")
+    f.add_argument("--dataset", type=Path, required=True)
+    f.add_argument("--report", type=Path, required=True)
+
+    k = ev.add_parser("calibrate", help="fit the answerability model on questions built from a corpus (writes the calibration file)")
+    k.add_argument("--corpus", type=Path, required=True, help="JSONL/CSV corpus: part is indexed, the rest makes near-miss questions")
+    k.add_argument("--transfer", type=Path, nargs="*", default=None, help="other corpora to check the fitted model on")
+    k.add_argument("--beir", type=Path, nargs="*", default=None, help="BEIR folders whose human-written queries join the calibration set")
+    k.add_argument("--rows", type=Path, default=None, help="an earlier calibration report folder: refit on its saved features")
+    k.add_argument("--check", type=Path, nargs="*", default=None, help="hand-written datasets to report the fitted model's decisions on (bundled index)")
+    k.add_argument("--transfer-limit", type=int, default=None, help="at most N questions per transfer corpus")
+    k.add_argument("--fraction", type=float, default=0.5, help="share of the corpus indexed")
+    k.add_argument("--target", type=float, default=0.04, help="false abstention allowed at the operating point")
+    k.add_argument("--list-recall", type=float, default=0.9, help="share of answering papers a list must include (sets the list threshold)")
+    k.add_argument("--seed", type=int, default=0)
+    k.add_argument("--limit", type=int, default=None, help="at most N questions per corpus")
+    k.add_argument("--embed", default=None, help="embedding model (default: Settings')")
+    k.add_argument("--out", type=Path, default=None, help="calibration file (default: ragqa/calibration/<embed>.json)")
+    k.add_argument("--report-dir", type=Path, default=None, help="reports folder (default evals/reports)")
     p.set_defaults(func=run)
 
 
@@ -126,6 +145,17 @@ def run(args) -> int:
 
         path = compare(args)
         print(f"report: {path}")
+        return 0
+    if args.eval_command == "facts":
+        from .answers import rescore_facts
+
+        report = json.loads(args.report.read_text(encoding="utf-8"))
+        print(json.dumps(rescore_facts(Pipeline(_settings()), load_dataset(args.dataset), report)))
+        return 0
+    if args.eval_command == "calibrate":
+        from .calibrate import calibrate
+
+        print(f"report: {calibrate(args)}")
         return 0
     if args.eval_command == "generate":
         from .generate import generate

@@ -63,19 +63,11 @@ def beir_collection_prefix(folder: Path) -> str:
     return f"beir-{Path(folder).name}-{digest}"
 
 
-def run_beir(settings, folder: Path, split: str, modes=("hybrid",), progress: bool = True, limit: int | None = None) -> dict:
-    """Index a BEIR corpus once into its own collection (keyed by corpus content + model), then
-    score nDCG@10 and Recall@100 per retrieval mode, as BEIR reports them."""
-    from tqdm import tqdm
-
-    from ragqa.corpus import LoadReport, Paper, paper_id_for
-    from ragqa.pipeline import Pipeline
+def beir_papers(beir, folder: Path):
+    """BEIR documents as Paper records (title + text) -> (papers, paper id -> document id)."""
     from ragqa.clean import make_label
+    from ragqa.corpus import Paper, paper_id_for
 
-    beir = load_beir(folder, split)
-    settings = settings.model_copy(update={"collection_prefix": beir_collection_prefix(folder), "top_k": 100,
-                                           "candidates": 100})
-    pipeline = Pipeline(settings)
     papers, to_doc = [], {}
     for row in beir.corpus:
         text = " ".join(x for x in (row.get("title"), row.get("text")) if x).strip()
@@ -86,6 +78,22 @@ def run_beir(settings, folder: Path, split: str, modes=("hybrid",), progress: bo
                       source_id=str(row["_id"]), sources=(Path(folder).name,))
         papers.append(paper)
         to_doc[paper.paper_id] = str(row["_id"])
+    return papers, to_doc
+
+
+def run_beir(settings, folder: Path, split: str, modes=("hybrid",), progress: bool = True, limit: int | None = None) -> dict:
+    """Index a BEIR corpus once into its own collection (keyed by corpus content + model), then
+    score nDCG@10 and Recall@100 per retrieval mode, as BEIR reports them."""
+    from tqdm import tqdm
+
+    from ragqa.corpus import LoadReport
+    from ragqa.pipeline import Pipeline
+
+    beir = load_beir(folder, split)
+    settings = settings.model_copy(update={"collection_prefix": beir_collection_prefix(folder), "top_k": 100,
+                                           "candidates": 100})
+    pipeline = Pipeline(settings)
+    papers, to_doc = beir_papers(beir, folder)
     ingest = pipeline.ingest(LoadReport(papers=papers, entries=len(papers)), progress=progress)
     queries = list(beir.queries.items())[:limit] if limit else list(beir.queries.items())
     out = {"dataset": Path(folder).name, "split": split, "queries": len(queries), "corpus": len(papers),

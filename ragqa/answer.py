@@ -55,7 +55,7 @@ class Answer:
     question: str
     text: str
     abstained: bool
-    mode: str  # "llm" | "extractive" | "abstain"
+    mode: str  # "llm" | "extractive" | "list" | "abstain"
     # abstention: "weak match" | "weak evidence" | "unknown name" | "model refused";
     # extractive: "model refused" (a strong match, so the refusal was not trusted) | "no supported sentence"
     why: str = ""
@@ -67,6 +67,8 @@ class Answer:
     notes: list[str] = field(default_factory=list)
     timings: dict = field(default_factory=dict)
     model: str = ""
+    form: str = ""  # intent.classify: "list" | "count" | "explain"
+    judgement: dict = field(default_factory=dict)  # answerability: per-paper P, decision, listed papers
 
     def as_json(self, id_: str | None = None) -> dict:
         out = {"id": id_} if id_ is not None else {}
@@ -76,6 +78,7 @@ class Answer:
             "retrieved": [h.as_json() for h in self.retrieved],
             "invalid_markers": self.invalid_markers, "dropped_sentences": self.dropped_sentences,
             "query": self.query, "notes": self.notes, "timings": self.timings, "model": self.model,
+            "form": self.form, "judgement": self.judgement,
         })
         return out
 
@@ -92,23 +95,23 @@ def split_sentences(text: str) -> list[str]:
     return [p.strip() for p in parts if len(p.strip()) > 2]
 
 
-def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings, query: str = "") -> list[Source]:
+def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings, query: str = "", cache=None) -> list[Source]:
     """Per paper: the sentence stating its contribution, then the sentences closest to the question
-    (cosine plus a bonus for sharing the question's content words), kept in abstract order."""
+    (cosine plus a bonus for sharing the question's content words), kept in abstract order.
+    `cache` (evidence.SentenceCache) reuses sentence vectors across questions."""
+    from .evidence import SentenceCache
+
     query_words = _words(query) - {"what", "which", "does", "paper"}
-    per_paper = [split_sentences(h.meta.get("text") or h.text) for h in hits]
-    flat = [s for sents in per_paper for s in sents]
-    vectors = np.asarray(embedder.get_text_embedding_batch(flat)) if flat else np.zeros((0, 1))
+    embedded = (cache or SentenceCache(embedder, split_sentences)).get(hits)
     q = np.asarray(question_vec)
-    sources, offset = [], 0
-    for n, (hit, sents) in enumerate(zip(hits, per_paper), 1):
+    sources = []
+    for n, (hit, (sents, vectors)) in enumerate(zip(hits, embedded), 1):
         label = hit.meta.get("label") or ""
         q_paper = q
         if query and len(label) >= 3 and label.lower() in query.lower():  # the name says nothing within its paper
             q_paper = np.asarray(embedder.get_query_embedding(re.sub(re.escape(label), "it", query, flags=re.I)))
-        sims = vectors[offset:offset + len(sents)] @ q_paper if sents else np.zeros(0)
-        closeness = float((vectors[offset:offset + len(sents)] @ q).max()) if sents else 0.0
-        offset += len(sents)
+        sims = vectors @ q_paper if sents else np.zeros(0)
+        closeness = float((vectors @ q).max()) if sents else 0.0
         words = query_words - _words(label)
         if words and sents:
             sims = sims + np.array([0.3 * len(words & _words(x)) / len(words) for x in sents])

@@ -9,11 +9,16 @@ import time
 from dataclasses import dataclass
 from typing import Iterator
 
+from dataclasses import replace
+
 from .answer import (
-    REFUSAL, Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
+    Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
     make_citations, name_bare_markers, resolve_citations, select_evidence,
 )
+from .answerability import assess
 from .clean import CJK
+from .compose import lead, list_items
+from .intent import COUNT, LIST, classify
 from .retrieve import Filters, Hit, SearchResult, require_question, search
 from .rewrite import condense_question
 
@@ -27,25 +32,15 @@ class Event:
     answer: Answer | None = None
 
 
-def _prompt_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> list[Hit]:
-    s = pipeline.settings
-    floor = max(s.min_relevance, result.top_relevance - s.relative_margin)  # near the best match only
-    hits = [h for h in result.hits if h.relevance is None or h.relevance >= floor][: s.answer_papers]
-    have = {h.paper_id for h in hits}
-    meta = pipeline.searcher.paper_meta()
-    earlier = [Hit(paper_id=pid, score=0.0, relevance=None, text=meta[pid].get("text", ""), meta=meta[pid])
-               for pid in dict.fromkeys(cited_before or []) if pid not in have and pid in meta][:2]
-    # keep earlier citations available to a follow-up, right after the best new match
-    return hits[:1] + earlier + hits[1:]
-
-
 def _earlier_papers(pipeline, history: list[str], filters: Filters | None, translate) -> list[str]:
     """For a follow-up given only earlier questions (batch input, evals), the papers the previous
-    question brings into its prompt stand in for the ones its answer cited, as in the chat."""
+    question's answer would use stand in for the ones it cited, as in the chat."""
     previous = search(pipeline.searcher, history[-1], filters, translate=translate)
-    if previous.top_relevance < pipeline.settings.min_relevance or previous.missing_name:
+    if previous.missing_name:
         return []
-    return [h.paper_id for h in _prompt_hits(pipeline, previous, None)]
+    qvec = pipeline.embedder.get_query_embedding(previous.query)
+    _, judgement = assess(pipeline.searcher, previous, qvec, pipeline.calibration)
+    return list(judgement.listed[: pipeline.settings.explain_papers]) if judgement.answerable else []
 
 
 def stream_answer(pipeline, question: str, filters: Filters | None = None, history: list[str] | None = None,
@@ -62,7 +57,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     if history and cited_before is None:
         cited_before = _earlier_papers(pipeline, history, filters, translate)
     result = search(
-        pipeline.searcher, question, filters, k, history=history,
+        pipeline.searcher, question, filters, k or settings.judge_k, history=history,
         rewrite=(lambda q, h: condense_question(rewriter, h, q, settings)),
         translate=translate,
     )
@@ -73,22 +68,31 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         answer.timings, answer.model, answer.query, answer.notes = timings, model, result.query, result.notes
         return Event("done", result=result, answer=answer)
 
-    def abstain(why: str) -> Iterator[Event]:
+    def abstain(why: str, judgement=None) -> Iterator[Event]:
         timings["retrieve_s"] = round(time.perf_counter() - start, 3)
         yield Event("retrieved", result=result, sources=[])
-        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", why, retrieved=result.hits))
+        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", why, retrieved=result.hits,
+                            judgement=judgement.as_json() if judgement else {}))
 
-    if result.missing_name or (result.top_relevance < settings.min_relevance and not cited_before):
-        yield from abstain("unknown name" if result.missing_name else "weak match")
+    if result.missing_name:
+        yield from abstain("unknown name")
         return
-    hits = _prompt_hits(pipeline, result, cited_before)
-    found = {h.paper_id for h in result.hits}
-    retrieved = result.hits + [h for h in hits if h.paper_id not in found]  # + earlier citations put in the prompt
+    form = classify(question)
+    earlier = _earlier_hits(pipeline, result, cited_before)
     qvec = pipeline.embedder.get_query_embedding(result.query)
-    sources = select_evidence(qvec, hits, pipeline.embedder, settings, result.query)
-    if not cited_before and max((s.closeness for s in sources), default=0.0) < settings.min_evidence:
-        yield from abstain("weak evidence")  # the papers match, but no sentence of theirs is close to the question
+    _, judgement = assess(pipeline.searcher, result, qvec, pipeline.calibration, earlier)
+    if not judgement.answerable:
+        yield from abstain("not answerable", judgement)
         return
+    by_id = {h.paper_id: h for h in list(result.hits) + earlier}
+    ranked = [by_id[pid] for pid in judgement.listed] or [max(by_id.values(), key=lambda h: judgement.probabilities.get(h.paper_id, 0.0))]
+    retrieved = result.hits + [h for h in earlier if h.paper_id not in {x.paper_id for x in result.hits}]
+    if form in (LIST, COUNT):
+        yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement)
+        return
+    hits = ranked[: settings.explain_papers]
+    hits = hits[:1] + [h for h in earlier if h not in hits][:2] + hits[1:]  # earlier citations right after the best match
+    sources = select_evidence(qvec, hits, pipeline.embedder, settings, result.query, cache=pipeline.searcher.sentences)
     sources = fit_budget(sources, settings)
     timings["retrieve_s"] = round(time.perf_counter() - start, 3)
     yield Event("retrieved", result=result, sources=sources)
@@ -106,12 +110,8 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         yield Event("token", delta=chunk.delta or "")
     text = text.strip()
     refused = is_refusal(text)
-    if refused and result.top_relevance < settings.trust_refusal_below:
-        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", "model refused", retrieved=retrieved,
-                            dropped_sentences=[text] if text != REFUSAL else []))
-        return
-    # the small model over-refuses: with a strong match a refusal, like an answer with no supported
-    # claim, becomes the quoted, cited evidence
+    # the answerability model has accepted the question: a refusal, like an answer with no supported
+    # claim, becomes the quoted, cited evidence (the 1.5B's refusals carry little information: issue notes)
     answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(text, sources)
     mode, why = "llm", ""
     if cited:
@@ -120,7 +120,36 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         answer_text, cited = extractive_answer(sources, question)
         mode, why = "extractive", "model refused" if refused else "no supported sentence"
     yield finish(Answer(question, answer_text, False, mode, why, citations=make_citations(cited, sources),
-                        retrieved=retrieved, invalid_markers=invalid, dropped_sentences=dropped))
+                        retrieved=retrieved, invalid_markers=invalid, dropped_sentences=dropped,
+                        form=form, judgement=judgement.as_json()))
+
+
+def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> list[Hit]:
+    have = {h.paper_id for h in result.hits}
+    meta = pipeline.searcher.paper_meta()
+    # relevance 1.0: the conversation names these papers ("it", "they"), as a question naming a method does
+    return [Hit(paper_id=pid, score=0.0, relevance=1.0, text=meta[pid].get("text", ""), meta=meta[pid])
+            for pid in dict.fromkeys(cited_before or []) if pid not in have and pid in meta][:2]
+
+
+def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement):
+    """Every accepted paper, one cited line each, streamed item by item."""
+    settings = pipeline.settings
+    shown = ranked[: settings.list_max]
+    sources = [Source(n=n, hit=h, evidence=()) for n, h in enumerate(shown, 1)]
+    items = list_items(question, qvec, sources, pipeline.searcher.sentences)
+    timings["retrieve_s"] = round(time.perf_counter() - start, 3)
+    by_n = {s.n: s for s in sources}
+    sources = [replace(by_n[n], evidence=(line.split(": ", 1)[-1].rsplit(" [", 1)[0],)) for n, line in items]
+    yield Event("retrieved", result=result, sources=sources)
+    text = lead(question, len(items), len(ranked) if len(ranked) > len(shown) else None)
+    timings["first_token_s"] = round(time.perf_counter() - start, 3)
+    yield Event("token", delta=text)
+    for _, line in items:
+        yield Event("token", delta="\n- " + line)
+        text += "\n- " + line
+    yield finish(Answer(question, text, False, "list", "", citations=make_citations([n for n, _ in items], sources),
+                        retrieved=retrieved, form=form, judgement=judgement.as_json()))
 
 
 def ask(pipeline, question: str, **kwargs) -> Answer:

@@ -105,10 +105,8 @@ def _is_name(name: str) -> bool:
 
 
 def make_label(text: str, title: str | None = None, max_chars: int = 60) -> str:
-    """A short name users recognise: the title if known, else the method the abstract
-    introduces (DRAGON, JKOnet*), else its first clause, clipped."""
-    if title:
-        return _clip(title, max_chars + 20)
+    """A short name users recognise: the method the abstract introduces (DRAGON, JKOnet*), else
+    the title if known, else its first clause, clipped. The title itself is kept apart (Paper.title)."""
     sentences = re.split(r"(?<=[.!?])\s+", text)
     for sentence in sentences:
         if not _INTRO.search(sentence):
@@ -117,6 +115,8 @@ def make_label(text: str, title: str | None = None, max_chars: int = 60) -> str:
             for match in pattern.finditer(sentence):
                 if _is_name(match.group(1).strip("-,.")):
                     return match.group(1).strip("-,.")
+    if title:
+        return _clip(title, max_chars + 20)
     for match in _ANYWHERE.finditer(text):
         if _is_name(match.group(1).strip("-,.")):
             return match.group(1).strip("-,.")
@@ -131,3 +131,12 @@ def _clip(text: str, max_chars: int) -> str:
         return text
     cut = text[:max_chars].rsplit(" ", 1)[0]
     return cut.rstrip(",;:") + "…"
+
+
+def method_name(title: str | None) -> str | None:
+    """The method name a title leads with ("DRAGON: Distributed-order ..." -> "DRAGON"), if any:
+    one or two words before a colon, with an inner capital or digit."""
+    head = title.split(":", 1)[0].strip() if title and ":" in title else ""
+    if head and len(head.split()) <= 2 and 3 <= len(head) <= 24 and re.search(r"[A-Z].*[A-Z0-9]|[a-z][A-Z]", head):
+        return head
+    return None

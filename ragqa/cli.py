@@ -164,8 +164,19 @@ def _search_loop(pipeline, args) -> int:
 
 
 # -- wiring --------------------------------------------------------------------------------------
+def _k(value: str) -> int:
+    """--k is validated at the edge: a whole number from 1 to 200."""
+    try:
+        k = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number; use 1-200") from None
+    if not 1 <= k <= 200:
+        raise argparse.ArgumentTypeError(f"{k} is out of range; use 1-200")
+    return k
+
+
 def _add_filters(p) -> None:
-    p.add_argument("--k", type=int, default=None, help="number of papers (default 10)")
+    p.add_argument("--k", type=_k, default=None, help="number of papers, 1-200 (search default 10; ask: 20 judged)")
     p.add_argument("--venue", help='e.g. "ICLR 2024"')
     p.add_argument("--year", type=int)
     p.add_argument("--author", help="substring, case-insensitive")

@@ -126,7 +126,7 @@ def cmd_models(args) -> int:
 def cmd_serve(args) -> int:
     from ui.app import launch
 
-    return launch(host=args.host, port=args.port)
+    return launch(host=args.host, port=args.port, insecure=args.insecure_no_auth)
 
 
 def cmd_eval(args) -> int:
@@ -155,6 +155,7 @@ def add_commands(sub, add_filters) -> None:
     p = sub.add_parser("serve", help="open the chat UI in a browser")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=7860)
+    p.add_argument("--insecure-no-auth", action="store_true", help="allow a non-loopback --host without RAGQA_UI_AUTH")
     p.set_defaults(func=cmd_serve)
 
     try:

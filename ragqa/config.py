@@ -32,6 +32,7 @@ class Settings(BaseSettings):
     chunk_overlap: int = Field(40, ge=0)
     # retrieval
     top_k: int = Field(10, ge=1, le=200)
+    judge_k: int = Field(20, ge=1, le=200, description="papers the answerability model scores per question")
     candidates: int = Field(60, ge=1, description="chunks taken from each retriever before fusion")
     retrieval_mode: Literal["hybrid", "dense", "bm25"] = "hybrid"
     rrf_k: int = 60
@@ -49,13 +50,15 @@ class Settings(BaseSettings):
     temperature: float = 0.0
     n_threads: int = 2
     n_ctx: int = 4096
+    explain_papers: int = Field(2, ge=1, le=6, description="papers an explain answer is written from")
+    list_max: int = Field(15, ge=1, le=100, description="items a list answer shows")
+    warm_sentences_up_to: int = Field(500, ge=0, description="warm_up embeds every sentence of a collection this small")
     answer_papers: int = Field(4, ge=1, le=10, description="papers numbered [1]..[k] in the prompt")
-    evidence_sentences: int = Field(2, ge=1, le=8)
+    evidence_sentences: int = Field(4, ge=1, le=8, description="sentences per paper before the budget trims (explain answers use 1-2 papers)")
     prompt_budget: int = Field(260, ge=60, description="tiktoken tokens of evidence in the prompt (prefill is ~33 tok/s)")
-    trust_refusal_below: float = Field(0.60, description="a model refusal with a better retrieval match than this becomes an extractive answer (calibrated: README)")
-    relative_margin: float = Field(0.12, description="prompt papers must score within this of the best match")
-    min_relevance: float = Field(0.50, description="abstain when the best dense cosine is below this")
-    min_evidence: float = Field(0.40, description="abstain when no sentence of the prompt papers has a cosine this close to the question")
+    min_relevance: float = Field(0.50, description="an abstention names retrieved papers above this cosine as the nearest ones")
+    calibration_dir: Path = PROJECT_DIR / "ragqa" / "calibration"
+    calibration_file: Path | None = Field(None, description="answerability calibration (ragqa eval calibrate); default: the committed one for the embedding model")
     # UI
     ui_auth: str | None = Field(None, description="'user:password' enables login when exposed")
 

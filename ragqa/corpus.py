@@ -88,13 +88,43 @@ def read_text_file(path: Path) -> str:
 
 
 def load_manifest(data_dir: Path) -> dict[str, dict]:
+    """Per listing file: facts it does not state (venue, year) and, under "titles", the metadata of
+    its paragraphs keyed by their abstract's first 80 characters (manifest "metadata.titles")."""
     path = data_dir / "manifest.json"
     if not path.is_file():
         return {}
     try:
-        return json.loads(path.read_text("utf-8")).get("files", {})
+        manifest = json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as exc:
         raise ListingError(f"{path}: invalid JSON ({exc}). Fix the manifest.") from None
+    files = {name: dict(facts) for name, facts in manifest.get("files", {}).items()}
+    titles = (manifest.get("metadata") or {}).get("titles")
+    if titles:
+        for number, line in enumerate((data_dir / titles).read_text("utf-8").splitlines(), 1):
+            try:
+                row = json.loads(line)
+                files.setdefault(row["file"], {}).setdefault("titles", {})[_prefix_key(row["abstract_prefix"])] = row
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise ListingError(f"{data_dir / titles}: line {number} is not a title record. Fix or remove it.") from None
+    return files
+
+
+def _prefix_key(text: str) -> str:
+    return re.sub(r"\s+", " ", text.strip())[:80].rstrip()
+
+
+def _with_listed_metadata(paper: "Paper", facts: dict) -> "Paper":
+    """Title, authors, status and URL that the manifest's metadata gives for this paragraph."""
+    row = (facts.get("titles") or {}).get(_prefix_key(paper.abstract))
+    if not row:
+        return paper
+    authors, truncated = paper.authors, paper.authors_truncated
+    if row.get("authors") and (truncated or len(row["authors"]) > len(authors)):
+        authors, truncated = tuple(row["authors"]), False
+    extra = dict(paper.extra)
+    extra.update({k: str(row[k]) for k in ("status", "url") if row.get(k)})
+    return replace(paper, title=row["title"], label=make_label(paper.text, row["title"]), authors=authors,
+                   authors_truncated=truncated, extra=tuple(extra.items()))
 
 
 def _make_paper(abstract: str, source: str, **fields) -> Paper:
@@ -138,7 +168,7 @@ def parse_listing(text: str, source: str, facts: dict | None = None) -> LoadRepo
             if not _is_abstract(para):
                 report.skipped.append(Skip(source, f"paragraph is not an abstract: {para[:60]!r}"))
                 continue
-            report.papers.append(_make_paper(para, source, venue=venue, year=year))
+            report.papers.append(_with_listed_metadata(_make_paper(para, source, venue=venue, year=year), facts))
     elif header.startswith(SEARCH_PAGE_MARK):
         venue = facts.get("venue")
         year = facts.get("year") or _year_of(venue)
@@ -150,10 +180,10 @@ def parse_listing(text: str, source: str, facts: dict | None = None) -> LoadRepo
             report.entries += 1
             topic, authors, truncated = _topic_and_authors(pending)
             pending = []
-            report.papers.append(_make_paper(
+            report.papers.append(_with_listed_metadata(_make_paper(
                 para, source, venue=venue, year=year, topic=topic,
                 authors=authors, authors_truncated=truncated,
-            ))
+            ), facts))
         if pending:
             report.skipped.append(Skip(source, f"record without an abstract at the end: {pending[-1][:60]!r}"))
     else:

@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 
 
 class Pipeline:
-    def __init__(self, settings: Settings | None = None, embedder=None, llm=None, fast_llm=None):
+    def __init__(self, settings: Settings | None = None, embedder=None, llm=None, fast_llm=None, calibration=None):
         self.settings = settings or Settings()
+        if calibration is not None:
+            self.calibration = calibration
         self._embedder, self._llm, self._fast_llm = embedder, llm, fast_llm
         self._rewrite_llm = fast_llm
         self._lock = threading.Lock()
@@ -51,6 +53,13 @@ class Pipeline:
         index = self.index(create=False)
         index.require_nonempty()
         return Searcher(self.settings, index, self.embedder)
+
+    @cached_property
+    def calibration(self):
+        """The answerability model's weights and operating points (answerability.py)."""
+        from .answerability import load_calibration
+
+        return load_calibration(self.settings, self.embed_name)
 
     def llm(self, fast: bool = False):
         """The answering LLM (fast=True: the small one). Loaded once, shared by all callers."""
@@ -96,7 +105,16 @@ class Pipeline:
 
         self.searcher.refresh()
         self.embedder.get_query_embedding("warm up")
+        self.calibration
+        if len(self.searcher.paper_meta()) <= self.settings.warm_sentences_up_to:  # small collections: every sentence vector now
+            self.searcher.sentences.get(self._all_hits())
         self.llm(fast=fast).chat(build_messages("warm up", [], self.settings), max_tokens=1)
+
+    def _all_hits(self):
+        from .retrieve import Hit
+
+        return [Hit(paper_id=pid, score=0.0, relevance=None, text=m.get("text", ""), meta=m)
+                for pid, m in self.searcher.paper_meta().items()]
 
     # -- operations ---------------------------------------------------------------------------
     def load(self, paths: list[Path] | None = None) -> tuple[LoadReport, list[str]]:

@@ -15,7 +15,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, TextNode
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 
-from .clean import CJK
+from .clean import CJK, method_name
 from .config import Settings
 from .errors import QueryError
 from .index import PaperIndex
@@ -104,6 +104,8 @@ class Searcher:
         self._names: dict[str, list[str]] = {}
         self._corpus_text: tuple[str, str, str] | None = None
         self._tokens: set[str] | None = None
+        self._term_stats = None
+        self._sentences = None
         self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
 
     # -- cached views of the collection -------------------------------------------------
@@ -123,12 +125,35 @@ class Searcher:
             label = meta.get("label") or ""
             if not meta.get("title") and 3 <= len(label) <= 30 and " " not in label and "…" not in label:
                 self._names.setdefault(label.lower(), []).append(pid)
+            name = method_name(meta.get("title"))  # "DRAGON: ..." names its method
+            if name and " " not in name:
+                self._names.setdefault(name.lower(), []).append(pid)
         self._bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(len(nodes), self.settings.candidates * 4)) if nodes else None
+        self._term_stats = None
         self._bm25_count = count
 
     def paper_meta(self) -> dict[str, dict]:
         self.refresh()
         return self._meta
+
+    def term_stats(self):
+        """Document frequencies over the indexed papers (answerability's lexical features)."""
+        from .answerability import TermStats
+
+        self.refresh()
+        if self._term_stats is None:
+            self._term_stats = TermStats(self._meta)
+        return self._term_stats
+
+    @property
+    def sentences(self):
+        """Sentence vectors per paper, cached for the process."""
+        if self._sentences is None:
+            from .answer import split_sentences
+            from .evidence import SentenceCache
+
+            self._sentences = SentenceCache(self.embedder, split_sentences)
+        return self._sentences
 
     def venues(self) -> list[str]:
         return sorted({m["venue"] for m in self.paper_meta().values() if m.get("venue")})

@@ -19,7 +19,8 @@ def settings(tmp_path):
     data = tmp_path / "data"
     shutil.copytree(ROOT / "data", data)
     return Settings(data_dir=data, vectorstore_dir=tmp_path / "vs", embed_model="hash",
-                    model_cache_dir=tmp_path / "cache", min_relevance=0.1, min_evidence=0.05)
+                    model_cache_dir=tmp_path / "cache", min_relevance=0.1,
+                    calibration_file=ROOT / "tests" / "data" / "calibration-hash.json")
 
 
 @pytest.fixture()

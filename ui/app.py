@@ -163,7 +163,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                     year = gr.Dropdown(years, value=ANY, label="Year")
                     topic = gr.Dropdown(topics, value=ANY, label="Topic")
                 with gr.Row():
-                    k = gr.Slider(3, 30, value=pipeline.settings.top_k, step=1, label="Papers retrieved (k)")
+                    k = gr.Slider(3, 50, value=pipeline.settings.judge_k, step=1, label="Papers considered (k)")
                     fast = gr.Checkbox(False, label=f"Fast model ({pipeline.settings.fast_llm_model})")
         with gr.Tab("Papers"):
             with gr.Row():
@@ -204,22 +204,41 @@ def prepare(pipeline, state: AppState) -> None:
         state.set(f"Error: {exc}", ready=False)
 
 
-def launch(host: str = "127.0.0.1", port: int = 7860) -> int:
+def check_exposure(host: str, ui_auth: str | None, insecure: bool = False) -> tuple[str, str] | None:
+    """The login for `serve`, or None on loopback. A malformed RAGQA_UI_AUTH, or a non-loopback
+    address without one (unless insecure), is a RagqaError: nobody gets an open server by accident."""
+    import ipaddress
+
+    from ragqa.errors import RagqaError
+
+    if ui_auth is not None:
+        user, sep, password = ui_auth.partition(":")
+        if not sep or not user or not password:
+            raise RagqaError("RAGQA_UI_AUTH must be 'user:password' with both parts non-empty.")
+        return user, password
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not insecure:
+        raise RagqaError(f"Refusing to serve on {host} without a login. Set RAGQA_UI_AUTH=user:password, "
+                         "or pass --insecure-no-auth to serve everyone who can reach it.")
+    return None
+
+
+def launch(host: str = "127.0.0.1", port: int = 7860, insecure: bool = False) -> int:
     """`ragqa serve`: start the server at once, prepare index and models in the background."""
     from ragqa.config import Settings
     from ragqa.pipeline import Pipeline
 
     settings = Settings()
+    auth = check_exposure(host, settings.ui_auth, insecure)
     pipeline = Pipeline(settings)
     state = AppState()
     state.set("Preparing…", ready=False)
     app = build_app(pipeline, state)
     threading.Thread(target=prepare, args=(pipeline, state), daemon=True).start()
-    auth = None
-    if settings.ui_auth:
-        user, _, password = settings.ui_auth.partition(":")
-        auth = (user, password)
-    elif host not in ("127.0.0.1", "localhost"):
-        print(f"warning: serving on {host} without a password; set RAGQA_UI_AUTH=user:password")
+    if auth is None and insecure:
+        print(f"warning: serving on {host} without a login (--insecure-no-auth)")
     app.launch(server_name=host, server_port=port, auth=auth, css=CSS, footer_links=["api"], show_error=False)
     return 0

@@ -73,3 +73,65 @@ def test_openai_compatible_server_backend_streams(real_pipeline, openai_server):
     assert answer.model and not answer.abstained
     retrieved = {h.paper_id for h in answer.retrieved}
     assert answer.citations and all(c.paper_id in retrieved for c in answer.citations)
+
+
+def _check_citations(answer):
+    retrieved = {h.paper_id for h in answer.retrieved}
+    assert all(c.paper_id in retrieved for c in answer.citations)
+    for n in set(int(x) for x in re.findall(r"\[(\d+)\]", answer.text)):
+        assert n in {c.n for c in answer.citations}  # every marker in the text resolves
+
+
+@pytest.mark.parametrize("question", [
+    "Which papers propose new ways to evaluate interpretability methods?",  # the UI's own example
+    "Which papers study sparse autoencoders?",
+    "有没有研究扩散模型的论文？",
+])
+def test_list_questions_get_one_cited_line_per_paper(real_pipeline, question):
+    _require(real_pipeline.settings, real_pipeline.settings.llm_model)
+    from ragqa.ask import ask
+
+    answer = ask(real_pipeline, question)
+    assert answer.form == "list" and not answer.abstained and answer.mode == "list"
+    items = [line for line in answer.text.splitlines() if line.startswith("- ")]
+    assert len(items) == len(answer.citations) >= 2
+    for item, citation in zip(items, answer.citations):
+        assert item.endswith(f"[{citation.n}]")  # each item cites its own paper, once
+        name = item[2:].split("**")[1]
+        assert not citation.abstract.startswith(name.rstrip("…"))  # never named by its abstract's opening words
+        assert item.split(": ", 1)[1].rsplit(" [", 1)[0] in " ".join(citation.abstract.split())  # a sentence of that abstract
+    _check_citations(answer)
+
+
+def test_count_question_states_the_number_it_lists(real_pipeline):
+    _require(real_pipeline.settings, real_pipeline.settings.llm_model)
+    from ragqa.ask import ask
+
+    answer = ask(real_pipeline, "How many papers study sparse autoencoders?")
+    assert answer.form == "count" and not answer.abstained
+    assert answer.text.split()[0] == str(len(answer.citations))
+
+
+@pytest.mark.parametrize("question, expect", [
+    ("What is DRAGON and how does it work?", "DRAGON"),  # names an indexed method
+    ("How do register tokens help vision transformers?", "register"),
+])
+def test_explain_questions_answer_from_the_named_paper(real_pipeline, question, expect):
+    _require(real_pipeline.settings, real_pipeline.settings.llm_model)
+    from ragqa.ask import ask
+
+    answer = ask(real_pipeline, question)
+    assert answer.form == "explain" and not answer.abstained and answer.mode in ("llm", "extractive")
+    assert any(expect in c.label or expect in c.abstract for c in answer.citations)
+    _check_citations(answer)
+
+
+@pytest.mark.parametrize("question", [
+    "Who won the 2022 World Cup?",
+    "What is a good recipe for sourdough bread?",
+])
+def test_off_topic_questions_abstain_before_the_llm(real_pipeline, question):
+    from ragqa.ask import ask
+
+    answer = ask(real_pipeline, question)
+    assert answer.abstained and answer.why == "not answerable" and not answer.citations

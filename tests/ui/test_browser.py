@@ -62,6 +62,6 @@ def test_papers_tab(page):
     page.wait_for_function("document.body.innerText.includes('96 papers')", timeout=30_000)
     page.screenshot(path=str(SHOTS / "papers.png"), full_page=True)
     page.fill("#rq-paper-search textarea", "fractional")
-    page.wait_for_function("document.querySelector('#rq-papers').innerText.includes('DRAGON')", timeout=30_000)
-    assert "DRAGON" in page.inner_text("#rq-papers")
+    page.wait_for_function("document.querySelector('#rq-papers').innerText.includes('Fractional Graph Operating Network')", timeout=30_000)
+    assert "Fractional Graph Operating Network" in page.inner_text("#rq-papers")
 

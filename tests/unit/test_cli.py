@@ -90,3 +90,30 @@ def test_missing_model_is_one_line(env, capsys, monkeypatch):
     assert main(["ask", "fractional graph neural network"]) == 1
     err = capsys.readouterr().err.strip()
     assert "ragqa models fetch" in err and err.count("\n") == 0
+
+
+@pytest.mark.parametrize("k", ["0", "-1", "100000", "x"])
+def test_k_out_of_range_is_a_usage_error(k, capsys):
+    from ragqa import cli
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["search", "graphs", "--k", k])
+    assert exit_.value.code == 2 and "--k" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("host, auth, insecure, ok", [
+    ("127.0.0.1", None, False, True), ("localhost", None, False, True), ("::1", None, False, True),
+    ("0.0.0.0", None, False, False), ("::", None, False, False), ("0.0.0.0", None, True, True),
+    ("0.0.0.0", "admin:secret", False, True), ("127.0.0.1", "admin", False, False), ("0.0.0.0", "admin:", False, False),
+    ("0.0.0.0", ":pw", False, False),
+])
+def test_serving_is_never_open_by_accident(host, auth, insecure, ok):
+    from ragqa.errors import RagqaError
+    from ui.app import check_exposure
+
+    if ok:
+        login = check_exposure(host, auth, insecure)
+        assert login == (tuple(auth.split(":")) if auth else None)
+    else:
+        with pytest.raises(RagqaError):
+            check_exposure(host, auth, insecure)

@@ -120,7 +120,7 @@ def test_jsonl_records_and_bad_lines(tmp_path):
     report = load_file(path)
     assert [p.source_id for p in report.papers] == ["a"]
     paper = report.papers[0]
-    assert paper.venue == "ICLR 2024" and paper.label == "Foo: A Net" and dict(paper.extra)["keywords"] == "x, y"
+    assert paper.venue == "ICLR 2024" and paper.label == "FooNet" and paper.title == "Foo: A Net" and dict(paper.extra)["keywords"] == "x, y"
     reasons = " | ".join(s.reason for s in report.skipped)
     for expected in ("no abstract", "duplicate id 'a' with different text", "year 'soon'", "invalid JSON", "not a JSON object"):
         assert expected in reasons

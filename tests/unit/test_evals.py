@@ -60,7 +60,9 @@ def test_answer_eval_counts_abstentions_by_kind(indexed):
     from tests.fakes import ScriptedLLM
 
     indexed._llm = indexed._rewrite_llm = ScriptedLLM(["The indexed papers do not answer this question."] * 3)
-    indexed.settings.trust_refusal_below = 1.1  # every refusal is trusted
+    from dataclasses import replace
+
+    indexed.calibration = replace(indexed.calibration, answer_threshold=1.01)  # the model accepts no question
     questions = [EvalQuestion("1", "What does the LoRA paper recommend for rank?", (), "unanswerable", kind="named"),
                  EvalQuestion("2", "Which city hosted the 2016 Summer Olympics?", (), "unanswerable", kind="off-topic")]
     result = run_answers(indexed, questions, progress=False)
@@ -121,3 +123,23 @@ def test_generated_questions_must_stand_alone():
 
     assert _DEICTIC.search("What is the main contribution of the paper?")
     assert not _DEICTIC.search("Which methods make sparse autoencoders cheaper to train?")
+
+
+def test_citation_support_check_can_fail():
+    from evals.answers import citations_supported
+    from ragqa.answer import Answer, Citation
+
+    good = Citation(1, "p1", "DRAGON", "ICML 2024", 2024, [], "DRAGON learns the order of fractional derivatives on graphs.", "")
+    answer = Answer("q", "DRAGON learns fractional derivative orders on graphs [1].", False, "llm", citations=[good])
+    assert citations_supported(answer) is True
+    wrong = Answer("q", "The method was tested on speech recordings of children in German [1].", False, "llm", citations=[good])
+    assert citations_supported(wrong) is False
+    assert citations_supported(Answer("q", "Not covered.", True, "abstain")) is None
+
+
+def test_fact_recall_counts_facts_stated():
+    from evals.answers import fact_recall
+
+    facts = ["DRAGON learns a distribution over fractional derivative orders.", "It beats GRAND on ogbn-arxiv by 2 points."]
+    assert fact_recall("DRAGON learns a distribution over derivative orders [1].", facts) == 0.5
+    assert fact_recall("Unrelated text about cats.", facts) == 0.0

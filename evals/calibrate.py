@@ -1,0 +1,343 @@
+"""`ragqa eval calibrate`: fit the answerability model on questions built automatically from a real
+corpus, never on the hand-written sets we report on.
+
+Construction: the bundled papers plus a seeded half of the corpus are indexed (their own collection);
+questions are made from titles, method names and abstract spans (with word dropout, so they are not
+verbatim) of indexed papers (answerable, gold = that paper) and of the held-out half (on-topic
+near-misses no indexed paper was written for). Question papers are split 70/30: the model is fitted
+on the first part, the operating point chosen there, and both are reported on the other part; a
+second corpus (--transfer) checks the fitted model where it never saw any question.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ragqa.clean import method_name
+from ragqa.answerability import FEATURES, Calibration, candidates_for, judge
+from ragqa.retrieve import search
+
+TEMPLATES = {
+    "topic-list": ["Which papers study {t}?", "Is there work on {t}?", "Are there papers about {t}?", "What does the collection have on {t}?"],
+    "topic-explain": ["{t}", "What is known about {t}?", "How do researchers approach {t}?"],
+    "method": ["What is {m} and what does it do?", "How does {m} work?", "What did the {m} paper find?"],
+    "span": ["Is there a paper that {s}?", "How can one {s}?", "{s}"],
+}
+_WORD = re.compile(r"\S+")
+
+
+@dataclass
+class Question:
+    id: str
+    text: str
+    form: str
+    gold: tuple[str, ...] | None  # the indexed papers that answer it; None: built from held-out papers only
+    paper: str  # the paper it was built from (the split unit)
+
+
+def _dropout(words: list[str], rng: random.Random, keep: float, minimum: int = 3) -> str:
+    kept = [w for w in words if rng.random() < keep or len(words) <= minimum]
+    return " ".join(kept if len(kept) >= minimum else words[:minimum])
+
+
+def make_questions(paper, gold: str | None, rng: random.Random) -> list[Question]:
+    """Two or three questions of different forms from one paper's title and abstract."""
+    out = []
+    title = (paper.title or "").strip()
+    if title:
+        topic = title.split(":", 1)[1].strip() if method_name(title) else title
+        words = _WORD.findall(topic.lower())
+        form = rng.choice(["topic-list", "topic-explain"])
+        out.append((form, rng.choice(TEMPLATES[form]).format(t=_dropout(words, rng, 0.75).rstrip("?.!"))))
+        name = method_name(title)
+        if name:
+            out.append(("method", rng.choice(TEMPLATES["method"]).format(m=name)))
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", paper.text) if 8 <= len(s.split()) <= 60][1:] or \
+                [s for s in re.split(r"(?<=[.!?])\s+", paper.text) if len(s.split()) >= 8]
+    if sentences:
+        words = _WORD.findall(rng.choice(sentences).rstrip(".!?").lower())
+        start = rng.randrange(0, max(1, len(words) - 12))
+        out.append(("span", rng.choice(TEMPLATES["span"]).format(s=_dropout(words[start:start + 12], rng, 0.7, 5))))
+    return [Question(f"{paper.paper_id}-{i}", text, form, gold, paper.paper_id) for i, (form, text) in enumerate(out)]
+
+
+def _half(paper_id: str, fraction: float, seed: int) -> bool:
+    return int(hashlib.sha1(f"{seed}:{paper_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < fraction
+
+
+def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int | None, progress: bool = True):
+    """Index bundled + a `fraction` of `corpus`; -> (pipeline, questions)."""
+    from ragqa.corpus import LoadReport, load_manifest, load_paths, merge_all
+
+    base = pipeline_factory(None)
+    bundled, _ = load_paths([base.settings.data_dir], load_manifest(base.settings.data_dir))
+    report, errors = load_paths([corpus])
+    if errors:
+        raise SystemExit(f"cannot read {corpus}: {errors[0]}")
+    bundled_ids = {p.paper_id for p in bundled.papers}
+    indexed = [p for p in report.papers if _half(p.paper_id, fraction, seed) or p.paper_id in bundled_ids]
+    held = [p for p in report.papers if p not in indexed]
+    pipeline = pipeline_factory(f"calib-{corpus.stem}-{int(fraction * 100)}-{seed}")
+    pipeline.ingest(LoadReport(papers=merge_all(bundled.papers + indexed)), progress=progress)
+    rng = random.Random(seed)
+    questions = [q for p in indexed for q in make_questions(p, (p.paper_id,), rng)]
+    questions += [q for p in held for q in make_questions(p, None, rng)]
+    rng.shuffle(questions)
+    return pipeline, questions[:limit] if limit else questions
+
+
+def build_beir(pipeline_factory, folder: Path, fraction: float, seed: int, limit: int | None, progress: bool = True):
+    """A BEIR set (human-written queries, e.g. SciFact claims): a seeded `fraction` of its documents
+    is indexed; a query is answerable when one of its relevant documents is indexed, else a near-miss."""
+    from ragqa.corpus import LoadReport
+
+    from .dataset import load_beir
+    from .retrieval import beir_papers
+
+    beir = load_beir(folder, "train" if (Path(folder) / "qrels" / "train.tsv").exists() else "test")
+    papers, to_doc = beir_papers(beir, folder)
+    indexed = [p for p in papers if _half(p.paper_id, fraction, seed)]
+    by_doc = {to_doc[p.paper_id]: p.paper_id for p in indexed}
+    pipeline = pipeline_factory(f"calib-beir-{Path(folder).name}-{int(fraction * 100)}-{seed}")
+    pipeline.ingest(LoadReport(papers=indexed), progress=progress)
+    questions = []
+    for qid, text in beir.queries.items():
+        gold = tuple(by_doc[d] for d in beir.qrels[qid] if d in by_doc)
+        questions.append(Question(f"beir-{qid}", text, "claim", gold or None, f"beir-{qid}"))
+    return pipeline, questions[:limit] if limit else questions
+
+
+def featurise(pipeline, questions: list[Question], progress: bool = True) -> list[dict]:
+    """Per question: its candidates' feature vectors and labels, or the name gate's verdict."""
+    from tqdm import tqdm
+
+    searcher, settings = pipeline.searcher, pipeline.settings
+    rows = []
+    for q in tqdm(questions, desc="features", file=sys.stderr, disable=not progress):
+        result = search(searcher, q.text, k=settings.judge_k)
+        row = {"id": q.id, "form": q.form, "gold": q.gold, "paper": q.paper, "question": q.text}
+        if result.missing_name:
+            row.update(gate="unknown name", x=[], y=[])
+        else:
+            qvec = pipeline.embedder.get_query_embedding(result.query)
+            candidates = candidates_for(searcher, result, qvec)
+            row.update(gate="", ids=[c.paper_id for c in candidates], x=[c.vector() for c in candidates],
+                       y=[int(c.paper_id in (q.gold or ())) for c in candidates])
+        rows.append(row)
+    return rows
+
+
+def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed: int,
+        list_recall: float = 0.9) -> tuple[Calibration, dict]:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GroupKFold, cross_val_predict
+    from sklearn.preprocessing import StandardScaler
+
+    x = np.array([v for r in rows for v in r["x"]])
+    y = np.array([v for r in rows for v in r["y"]])
+    groups = np.array([r["paper"] for r in rows for _ in r["x"]])
+    scaler = StandardScaler().fit(x)
+    model = LogisticRegression(C=1.0, max_iter=2000)
+    cv = cross_val_predict(model, scaler.transform(x), y, groups=groups, cv=GroupKFold(n_splits=5), method="predict_proba")[:, 1]
+    model.fit(scaler.transform(x), y)
+    calibration = Calibration(
+        embed_model=embed_model, features=FEATURES, mean=tuple(scaler.mean_), scale=tuple(scaler.scale_),
+        coef=tuple(model.coef_[0]), intercept=float(model.intercept_[0]), answer_threshold=0.5, list_threshold=0.5)
+    # operating points from cross-validated probabilities, never from the fitted model's own rows
+    offset, best_cv = 0, []
+    for r in rows:
+        n = len(r["x"])
+        best_cv.append(float(cv[offset:offset + n].max()) if n else 0.0)
+        offset += n
+    # answerable = some paper that answers it is among the candidates (a retrieval miss is no answer to abstain from)
+    answerable = np.array([r["gold"] is not None and any(r["y"]) for r in rows])
+    gated = np.array([bool(r["gate"]) for r in rows])
+    scores = np.array(best_cv)
+    ok = answerable & ~gated
+    # the highest threshold whose false abstention (gate included) stays within the target
+    allowed = int(np.floor(target_false_abstention * answerable.sum())) - int((answerable & gated).sum())
+    ordered = np.sort(scores[ok])
+    answer_threshold = float(ordered[max(0, allowed)]) if len(ordered) else 0.5
+    # list membership: the paper-level threshold at which cross-validated recall of answering papers reaches
+    # list_recall (the list target); a question answered with no paper above it is answered from its best paper
+    positives = np.sort(cv[y == 1])
+    list_threshold = float(positives[int(np.floor((1 - list_recall) * len(positives)))]) if len(positives) else answer_threshold
+    calibration = Calibration(**{**calibration.__dict__, "answer_threshold": round(answer_threshold, 4),
+                                 "list_threshold": round(list_threshold, 4)})
+    return calibration, {"cv_question_scores": best_cv}
+
+
+def evaluate(calibration: Calibration, rows: list[dict], scores: list[float] | None = None) -> dict:
+    """Question-level ROC AUC and rates at the operating point, overall and per form."""
+    from sklearn.metrics import roc_auc_score
+
+    best, decided = [], []
+    for i, r in enumerate(rows):
+        if r["gate"]:
+            best.append(0.0)
+            decided.append(False)
+            continue
+        s = scores[i] if scores is not None else judge(calibration, _candidates(r)).best
+        best.append(s)
+        decided.append(s >= calibration.answer_threshold)
+    answerable = np.array([r["gold"] is not None for r in rows])
+    missed = np.array([r["gold"] is not None and not r["gate"] and not any(r["y"]) for r in rows])
+    out = {"questions": len(rows), "answerable": int(answerable.sum()), "near_miss": int((~answerable).sum()),
+           "gold_not_retrieved": int(missed.sum())}
+    if answerable.any() and (~answerable).any():
+        out["roc_auc"] = round(float(roc_auc_score(answerable, best)), 4)
+
+    def rates(mask) -> dict:
+        a, u = mask & answerable, mask & ~answerable
+        return {"false_abstention": f"{int((a & ~np.array(decided)).sum())}/{int(a.sum())}",
+                "near_miss_abstention": f"{int((u & ~np.array(decided)).sum())}/{int(u.sum())}"}
+    out.update(rates(np.ones(len(rows), bool)))
+    out["by_form"] = {f: rates(np.array([r["form"] == f for r in rows])) for f in sorted({r["form"] for r in rows})}
+    out["gold_listed"] = _list_recall(calibration, rows)
+    out["_best"] = best
+    return out
+
+
+def check_dataset(pipeline, calibration: Calibration, path: Path) -> dict:
+    """The fitted model's decisions on a hand-written set over the bundled index (standalone
+    English questions only: Chinese ones need the LLM to translate, follow-ups to rewrite)."""
+    from .dataset import load_dataset
+
+    questions = [q for q in load_dataset(path) if not q.history and q.lang == "en"]
+    rows = featurise(pipeline, [Question(q.id, q.question, q.kind or q.type, tuple(q.gold) or None, q.id) for q in questions], progress=False)
+    out = evaluate(calibration, rows)
+    out.pop("_best")
+    return out
+
+
+def _candidates(row: dict):
+    from ragqa.answerability import Candidate
+
+    return [Candidate(pid, *vec) for pid, vec in zip(row["ids"], row["x"])]
+
+
+def _list_recall(calibration: Calibration, rows: list[dict]) -> str:
+    hit = total = 0
+    for r in rows:
+        if r["gold"] is None or r["gate"]:
+            continue
+        total += 1
+        j = judge(calibration, _candidates(r))
+        hit += j.answerable and bool(set(r["gold"]) & set(j.listed))
+    return f"{hit}/{total}"
+
+
+def plot_roc(series: dict[str, tuple[list[bool], list[float]]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.metrics import roc_curve
+
+    fig, ax = plt.subplots(figsize=(5, 5))
+    for name, (labels, scores) in series.items():
+        fpr, tpr, _ = roc_curve(labels, scores)
+        ax.plot(fpr, tpr, label=name)
+    ax.plot([0, 1], [0, 1], ls=":", c="grey")
+    ax.set_xlabel("near-miss questions answered (false positive rate)")
+    ax.set_ylabel("answerable questions answered (true positive rate)")
+    ax.set_title("Answerability, question level")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def calibrate(args) -> Path:
+    from ragqa.config import Settings
+    from ragqa.pipeline import Pipeline
+
+    from .report import git_revision, new_report_dir
+
+    from ragqa.models import load_embedder
+
+    base = Settings(**({"embed_model": args.embed} if args.embed else {}))
+    embedder = load_embedder(base)
+
+    def factory(prefix):
+        return Pipeline(base if prefix is None else base.model_copy(update={"collection_prefix": prefix}), embedder=embedder)
+    cached = _cached_rows(args.rows) if args.rows else {}
+    if cached:  # refit on the features of an earlier run (same corpora and settings)
+        rows = cached["main"]
+    else:
+        pipeline, questions = build(factory, args.corpus, args.fraction, args.seed, args.limit)
+        rows = featurise(pipeline, questions)
+        for folder in args.beir or []:
+            bp, bq = build_beir(factory, folder, args.fraction, args.seed, args.limit)
+            rows += featurise(bp, bq)
+    calib_rows = [r for r in rows if not _half(r["paper"], 0.3, args.seed + 1)]
+    test_rows = [r for r in rows if _half(r["paper"], 0.3, args.seed + 1)]
+    embed_name = factory(None).embed_name
+    calibration, extra = fit(calib_rows, embed_name, args.target, args.seed, args.list_recall)
+    calibration = Calibration(**{**calibration.__dict__, "source": (
+        f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} --fraction {args.fraction} --seed {args.seed} "
+        f"--target {args.target} --list-recall {args.list_recall} (git {git_revision()})")})
+    report = {"corpus": str(args.corpus.name), "embed_model": embed_name, "calibration": calibration.to_json(),
+              "questions_by_form": dict(Counter(r["form"] for r in rows)),
+              "calibration_split": evaluate(calibration, calib_rows, extra["cv_question_scores"]),
+              "held_out_split": evaluate(calibration, test_rows)}
+    series = {"calibration split (5-fold CV)": ([r["gold"] is not None for r in calib_rows], report["calibration_split"].pop("_best")),
+              "held-out split": ([r["gold"] is not None for r in test_rows], report["held_out_split"].pop("_best"))}
+    transfer_rows = {}
+    for transfer in args.transfer or []:
+        if transfer.name in cached:
+            trows = cached[transfer.name]
+        else:
+            tp, tq = build(factory, transfer, args.fraction, args.seed, args.transfer_limit or args.limit)
+            trows = featurise(tp, tq)
+        transfer_rows[transfer.name] = trows
+        report[f"transfer:{transfer.name}"] = evaluate(calibration, trows)
+        series[f"transfer: {transfer.stem}"] = ([r["gold"] is not None for r in trows], report[f"transfer:{transfer.name}"].pop("_best"))
+    for dataset in args.check or []:
+        report[f"check:{dataset.name}"] = check_dataset(factory(None), calibration, dataset)
+    out = args.out or base.calibration_dir / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', embed_name)}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")
+    folder = new_report_dir(args.report_dir, f"calibration-{embed_name}")
+    plot_roc(series, folder / "roc.png")
+    (folder / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    (folder / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    for name, trows in transfer_rows.items():
+        (folder / f"rows-{name}").write_text("".join(json.dumps(r) + "\n" for r in trows), encoding="utf-8")
+    (folder / "report.md").write_text(_markdown(report, out), encoding="utf-8")
+    return folder
+
+
+def _cached_rows(folder: Path) -> dict[str, list[dict]]:
+    def read(path: Path) -> list[dict]:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    out = {"main": read(folder / "rows.jsonl")}
+    for path in folder.glob("rows-*"):
+        out[path.name.removeprefix("rows-")] = read(path)
+    return out
+
+
+def _markdown(report: dict, out: Path) -> str:
+    c = report["calibration"]
+    lines = [f"# Answerability calibration: {report['embed_model']} on {report['corpus']}", "",
+             f"Command: `{c['source']}`", f"Calibration file: `{out.name}`", "",
+             f"Operating point: answer when the best paper's P >= {c['answer_threshold']}; list papers with P >= {c['list_threshold']}.", "",
+             "Weights (standardised features): " + ", ".join(f"{f} {w:+.2f}" for f, w in zip(c["features"], c["coef"])), "",
+             f"Questions by form: {report['questions_by_form']}", "",
+             "| split | questions | ROC AUC | false abstention | near-miss abstention | gold listed |", "|---|---|---|---|---|---|"]
+    splits = [(k, v) for k, v in report.items() if isinstance(v, dict) and "roc_auc" in v]
+    for name, s in splits:
+        lines.append(f"| {name} | {s['questions']} | {s.get('roc_auc')} | {s['false_abstention']} | {s['near_miss_abstention']} | {s['gold_listed']} |")
+    lines += ["", "Per form (false abstention on answerable / abstention on near-miss):", ""]
+    for name, s in splits:
+        lines.append(f"- {name}: " + "; ".join(f"{f} {v['false_abstention']} / {v['near_miss_abstention']}" for f, v in s["by_form"].items()))
+    lines += ["", "![ROC](roc.png)", ""]
+    return "\n".join(lines)

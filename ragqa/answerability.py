@@ -1,0 +1,197 @@
+"""One answerability decision: each candidate paper gets P(it answers the question) from measured
+features, combined by a logistic model fitted by `ragqa eval calibrate` (evals/calibrate.py).
+
+Features are signals, not rules: dense cosine, best-sentence closeness, how much of the question's
+rare vocabulary the paper's title and abstract contain, how much of it no indexed paper contains, and
+whether the question names the paper. The weights and the operating points come from a calibration
+file; nothing here is tuned by hand. Retrieval and answer composition live elsewhere.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .errors import RagqaError
+
+FEATURES = ("cosine", "closeness", "coverage", "rarest", "unseen", "gap", "named")
+_TERM = re.compile(r"[a-z][a-z0-9\-]{2,}|\d+[a-z]+")
+# words that say what kind of question it is, not what it is about (form, not topic)
+_FORM_WORDS = {
+    "paper", "papers", "work", "works", "study", "studies", "studied", "research", "method", "methods", "approach",
+    "approaches", "propose", "proposes", "proposed", "introduce", "introduces", "introduced", "present", "presents",
+    "which", "what", "how", "does", "did", "are", "there", "any", "some", "show", "shows", "find", "found", "about",
+    "collection", "indexed", "use", "uses", "using", "used", "way", "ways", "new", "is", "the", "and", "for", "with",
+    "that", "this", "these", "their", "they", "them", "into", "from", "can", "could", "would", "should", "when", "why",
+    "who", "where", "whether", "than", "more", "most", "less", "has", "have", "had", "been", "being", "was", "were",
+    "its", "it's", "also", "only", "other", "such", "between", "without", "within", "over", "under", "our", "you",
+    "your", "one", "two", "get", "make", "makes", "making", "help", "helps", "know", "known", "tell", "me", "else",
+    "anything", "something", "look", "looking", "want", "need", "give", "list", "all", "each", "not", "but", "via",
+    "of", "to", "in", "on", "by", "as", "at", "or", "an", "a", "do", "be", "if", "so", "we", "i",
+}
+
+
+def terms(text: str) -> list[str]:
+    """Content terms of a text, lower-cased, light plural folding (models -> model)."""
+    out = []
+    for t in _TERM.findall(text.lower()):
+        if t in _FORM_WORDS:
+            continue
+        if len(t) > 4 and t.endswith("s") and not t.endswith("ss"):
+            t = t[:-1]
+        out.append(t)
+    return out
+
+
+class TermStats:
+    """Document frequencies of terms over the indexed papers (title + abstract), for IDF weights."""
+
+    def __init__(self, papers: dict[str, dict]):
+        self.n = max(1, len(papers))
+        self.df: dict[str, int] = {}
+        self.paper_terms: dict[str, frozenset[str]] = {}
+        for pid, meta in papers.items():
+            words = frozenset(terms(f"{meta.get('title') or ''} {meta.get('label') or ''} {meta.get('text') or ''}"))
+            self.paper_terms[pid] = words
+            for w in words:
+                self.df[w] = self.df.get(w, 0) + 1
+
+    def idf(self, term: str) -> float:
+        return math.log((self.n + 1) / (self.df.get(term, 0) + 0.5))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The features of one (question, paper) pair; `named` means the question names the paper."""
+
+    paper_id: str
+    cosine: float
+    closeness: float
+    coverage: float
+    rarest: float
+    unseen: float
+    gap: float
+    named: float
+
+    def vector(self) -> list[float]:
+        return [getattr(self, f) for f in FEATURES]
+
+
+def candidate_features(query: str, hits, closeness: dict[str, float], stats: TermStats) -> list[Candidate]:
+    """Features for each hit. `closeness`: paper id -> best cosine of one of its sentences to the
+    question (papers without one get their chunk cosine)."""
+    qterms = list(dict.fromkeys(terms(query)))
+    weights = {t: stats.idf(t) for t in qterms}
+    total = sum(weights.values()) or 1.0
+    unseen = sum(w for t, w in weights.items() if t not in stats.df) / total
+    seen = sorted((t for t in qterms if t in stats.df), key=lambda t: -weights[t])[:2]  # the question's rarest indexed terms
+    best = max((h.relevance for h in hits if h.relevance is not None and h.relevance < 1.0), default=0.0)
+    out = []
+    for h in hits:
+        have = stats.paper_terms.get(h.paper_id, frozenset())
+        named = 1.0 if h.relevance is not None and h.relevance >= 1.0 else 0.0
+        # a paper only BM25 found, or an earlier citation: its best sentence stands in for its chunk cosine
+        cosine = best if named else (h.relevance if h.relevance is not None else closeness.get(h.paper_id, 0.0))
+        out.append(Candidate(
+            paper_id=h.paper_id, cosine=cosine, closeness=closeness.get(h.paper_id, cosine),
+            coverage=sum(w for t, w in weights.items() if t in have) / total,
+            rarest=(sum(weights[t] for t in seen if t in have) / sum(weights[t] for t in seen)) if seen else 0.0,
+            unseen=unseen, gap=best - cosine, named=named,
+        ))
+    return out
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A fitted logistic model over FEATURES and its operating points, for one embedding model
+    (and LLM profile). `answer_threshold`: the best paper's P at or above which the question is
+    answered; `list_threshold`: a paper joins a list answer at or above it."""
+
+    embed_model: str
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    answer_threshold: float
+    list_threshold: float
+    source: str = ""
+
+    def probability(self, candidates: list[Candidate]) -> np.ndarray:
+        if not candidates:
+            return np.zeros(0)
+        x = np.array([c.vector() for c in candidates], dtype=float)
+        z = ((x - np.array(self.mean)) / np.array(self.scale)) @ np.array(self.coef) + self.intercept
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def to_json(self) -> dict:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Calibration":
+        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__}
+        if tuple(fields.get("features", ())) != FEATURES:
+            raise RagqaError(f"calibration features {fields.get('features')} differ from this version's {FEATURES}. "
+                             "Run 'ragqa eval calibrate' again.")
+        return cls(**fields)
+
+
+@lru_cache(maxsize=8)
+def _read(path: str) -> Calibration:
+    try:
+        return Calibration.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise RagqaError(f"No calibration file at {path}. Run 'ragqa eval calibrate' or unset RAGQA_CALIBRATION_FILE.") from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise RagqaError(f"Calibration file {path} is not valid ({exc}). Run 'ragqa eval calibrate' again.") from None
+
+
+def load_calibration(settings, embed_name: str) -> Calibration:
+    """The calibration file Settings point at; else the committed one for this embedding model."""
+    if settings.calibration_file:
+        return _read(str(settings.calibration_file))
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", embed_name)
+    path = settings.calibration_dir / f"{slug}.json"
+    if not path.exists():
+        path = settings.calibration_dir / "default.json"
+    return _read(str(path))
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """Per paper P(answers), the question-level decision and the papers a list answer takes."""
+
+    probabilities: dict[str, float]
+    answerable: bool
+    listed: tuple[str, ...]
+    best: float
+
+    def as_json(self) -> dict:
+        return {"answerable": self.answerable, "best": round(self.best, 4),
+                "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()}, "listed": list(self.listed)}
+
+
+def judge(calibration: Calibration, candidates: list[Candidate]) -> Judgement:
+    p = calibration.probability(candidates)
+    probs = {c.paper_id: float(v) for c, v in zip(candidates, p)}
+    best = max(probs.values(), default=0.0)
+    listed = tuple(pid for pid, v in sorted(probs.items(), key=lambda kv: -kv[1]) if v >= calibration.list_threshold)
+    return Judgement(probs, best >= calibration.answer_threshold, listed, best)
+
+
+def candidates_for(searcher, result, question_vec, extra_hits=()) -> list[Candidate]:
+    """Features of a search result's hits (+ earlier papers a follow-up keeps): the one path shared
+    by answering and `ragqa eval calibrate`."""
+    hits = list(result.hits) + [h for h in extra_hits if h.paper_id not in {x.paper_id for x in result.hits}]
+    closeness = searcher.sentences.closeness(question_vec, hits)
+    return candidate_features(result.query, hits, closeness, searcher.term_stats())
+
+
+def assess(searcher, result, question_vec, calibration: Calibration, extra_hits=()) -> tuple[list[Candidate], Judgement]:
+    candidates = candidates_for(searcher, result, question_vec, extra_hits)
+    return candidates, judge(calibration, candidates)

@@ -1,0 +1,78 @@
+"""List answers: every paper the answerability model accepts, ranked, one cited line each: its name
+(title, method or authors; never the opening words of its abstract), venue, first authors and the
+abstract sentence closest to the question. No LLM synthesis across papers, so nothing to garble.
+The sentence choice and the wording of the lead line are here; which papers qualify is not.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .answer import Source, _own_name, split_sentences
+from .clean import CJK
+
+# a sentence that addresses the assistant or the reader with instructions is never quoted as evidence
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget)\b.{0,40}\b(?:instructions?|prompts?|rules|above|previous)\b"
+    r"|\b(?:you are|act as|pretend to be)\b.{0,30}\b(?:assistant|ai|model|chatbot)\b"
+    r"|\b(?:answer|respond|reply|say|output|print)\s+(?:only\s+|exactly\s+|with\s+)+\W?\w"
+    r"|\bsystem prompt\b|</?\s*(?:source|system|assistant|user|script)\b|\[/?INST\]|<\|im_(?:start|end)\|>",
+    re.I)
+
+
+def is_instruction(sentence: str) -> bool:
+    return bool(_INSTRUCTION.search(sentence))
+
+
+def display_name(meta: dict, chinese: bool = False) -> str:
+    """Title, else method name or authors ("Basu et al."), else "An ICLR 2025 paper"."""
+    own = meta.get("title") or _own_name(meta)
+    if own:
+        return own
+    venue = meta.get("venue") or ""
+    if chinese:
+        return f"{venue} 的一篇论文" if venue else "一篇论文"
+    return f"{'An' if venue[:1] in 'AEIOU' else 'A'} {venue} paper" if venue else "A paper"
+
+
+def byline(meta: dict) -> str:
+    authors = [a for a in (meta.get("authors") or "").split("; ") if a]
+    who = ", ".join(authors[:2]) + (" et al." if len(authors) > 2 or (authors and meta.get("authors_truncated")) else "")
+    return "; ".join(x for x in (meta.get("venue") or "", who) if x)
+
+
+def best_sentence(question_vec, sentences: list[str], vectors) -> str:
+    """The abstract sentence closest to the question, skipping instruction-like sentences."""
+    if not sentences:
+        return ""
+    sims = np.asarray(vectors) @ np.asarray(question_vec) if len(vectors) else np.zeros(len(sentences))
+    for i in np.argsort(-sims).tolist():
+        if not is_instruction(sentences[i]):
+            return sentences[i]
+    return ""
+
+
+def list_items(question: str, question_vec, sources: list[Source], cache) -> list[tuple[int, str]]:
+    """(source number, one line) per source, in the given (ranked) order."""
+    chinese = bool(CJK.search(question))
+    embedded = cache.get([s.hit for s in sources]) if cache is not None else [
+        (split_sentences(s.hit.meta.get("text") or s.hit.text), np.zeros((0, 1))) for s in sources]
+    items = []
+    for s, (sentences, vectors) in zip(sources, embedded):
+        sentence = best_sentence(question_vec, sentences, vectors) if len(vectors) else next(
+            (x for x in s.evidence if not is_instruction(x)), "")
+        if not sentence:
+            continue
+        name, by = display_name(s.hit.meta, chinese), byline(s.hit.meta)
+        head = f"**{name}** ({by})" if by else f"**{name}**"
+        items.append((s.n, f"{head}: {sentence} [{s.n}]"))
+    return items
+
+
+def lead(question: str, count: int, total_listed: int | None = None) -> str:
+    if CJK.search(question):
+        return f"找到 {count} 篇相关的已索引论文（按相关度排序，原文摘录）："
+    more = f" (showing {count} of {total_listed})" if total_listed and total_listed > count else ""
+    noun = "paper" if count == 1 else "papers"
+    return f"{count} indexed {noun} address this{more}, most relevant first (quoted from each abstract):"

@@ -1,0 +1,39 @@
+"""Sentence vectors per indexed paper, cached for the process, and each paper's closeness to a
+question (its best sentence's cosine). Used by the answerability features and evidence selection;
+choosing which sentences go into a prompt stays in answer.py."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+
+class SentenceCache:
+    """paper id -> (sentences, unit vectors), embedded once per process with the given embedder."""
+
+    def __init__(self, embedder, split, max_papers: int = 20000):
+        self.embedder, self.split, self.max_papers = embedder, split, max_papers
+        self._cache: dict[str, tuple[list[str], np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, hits) -> list[tuple[list[str], np.ndarray]]:
+        """(sentences, vectors) for each hit, embedding in one batch only what is not cached."""
+        todo = {h.paper_id: self.split(h.meta.get("text") or h.text) for h in hits if h.paper_id not in self._cache}
+        flat = [s for sents in todo.values() for s in sents]
+        vectors = np.asarray(self.embedder.get_text_embedding_batch(flat), dtype=np.float32) if flat else np.zeros((0, 1), np.float32)
+        with self._lock:
+            if len(self._cache) + len(todo) > self.max_papers:
+                self._cache.clear()
+            offset = 0
+            for pid, sents in todo.items():
+                self._cache[pid] = (sents, vectors[offset:offset + len(sents)])
+                offset += len(sents)
+            return [self._cache.get(h.paper_id) or (todo.get(h.paper_id, []), np.zeros((0, 1), np.float32)) for h in hits]
+
+    def closeness(self, question_vec, hits) -> dict[str, float]:
+        q = np.asarray(question_vec, dtype=np.float32)
+        out = {}
+        for h, (sents, vectors) in zip(hits, self.get(hits)):
+            if len(sents) and vectors.shape[1] == q.shape[0]:
+                out[h.paper_id] = float((vectors @ q).max())
+        return out

@@ -1,0 +1,92 @@
+"""The answerability model on fixed feature rows, its features, and its calibration file."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragqa.answerability import FEATURES, Calibration, Candidate, TermStats, candidate_features, judge, load_calibration, terms
+from ragqa.errors import RagqaError
+from ragqa.retrieve import Hit
+
+
+def _calibration(**kw) -> Calibration:
+    base = dict(embed_model="test", features=FEATURES, mean=(0.0,) * len(FEATURES), scale=(1.0,) * len(FEATURES),
+                coef=(4.0, 2.0, 1.0, 1.0, -3.0, -2.0, 3.0), intercept=-3.0, answer_threshold=0.6, list_threshold=0.4)
+    base.update(kw)
+    return Calibration(**base)
+
+
+def _row(pid, cosine, closeness=None, coverage=0.5, rarest=0.5, unseen=0.0, gap=0.0, named=0.0):
+    return Candidate(pid, cosine, cosine if closeness is None else closeness, coverage, rarest, unseen, gap, named)
+
+
+def test_probability_rises_with_each_positive_signal():
+    cal = _calibration()
+    low, high = cal.probability([_row("a", 0.3), _row("b", 0.7)])
+    assert high > low
+    plain, named = cal.probability([_row("a", 0.5), _row("a", 0.5, named=1.0)])
+    assert named > plain
+    seen, unseen = cal.probability([_row("a", 0.6), _row("a", 0.6, unseen=0.8)])
+    assert unseen < seen
+
+
+def test_judge_answers_lists_and_abstains_at_the_operating_points():
+    cal = _calibration()
+    strong = judge(cal, [_row("a", 0.9, coverage=1, rarest=1), _row("b", 0.6), _row("c", 0.1, gap=0.8)])
+    assert strong.answerable and strong.listed[0] == "a" and "c" not in strong.listed
+    assert list(strong.listed) == sorted(strong.listed, key=lambda p: -strong.probabilities[p])
+    weak = judge(cal, [_row("a", 0.2, coverage=0, rarest=0, unseen=0.9)])
+    assert not weak.answerable and weak.best < cal.answer_threshold
+    assert not judge(cal, []).answerable
+
+
+def test_calibration_round_trips_and_rejects_other_features(tmp_path):
+    cal = _calibration()
+    assert Calibration.from_json(json.loads(json.dumps(cal.to_json()))) == cal
+    bad = cal.to_json() | {"features": ["cosine"]}
+    with pytest.raises(RagqaError, match="calibrate"):
+        Calibration.from_json(bad)
+
+
+def test_missing_or_broken_calibration_file_is_one_clear_error(settings, tmp_path):
+    with pytest.raises(RagqaError, match="No calibration file"):
+        load_calibration(settings.model_copy(update={"calibration_file": tmp_path / "none.json"}), "x")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    with pytest.raises(RagqaError, match="not valid"):
+        load_calibration(settings.model_copy(update={"calibration_file": broken}), "x")
+
+
+def test_committed_calibrations_load_for_both_embedders(settings):
+    for name in ("all-MiniLM-L6-v2", "hash-256"):
+        cal = load_calibration(settings.model_copy(update={"calibration_file": None}), name)
+        assert cal.features == FEATURES and 0 < cal.list_threshold < 1 and 0 < cal.answer_threshold < 1
+
+
+def _hit(pid, relevance, text):
+    return Hit(paper_id=pid, score=0.0, relevance=relevance, text=text, meta={"text": text, "label": pid})
+
+
+def test_features_see_rare_terms_and_unseen_terms():
+    papers = {f"p{i}": {"text": "graph neural networks for molecules"} for i in range(8)}
+    papers["rare"] = {"text": "we study zeroshot quokka detection with graph networks"}
+    stats = TermStats(papers)
+    assert stats.idf("quokka") > stats.idf("graph")
+    hits = [_hit("rare", 0.5, papers["rare"]["text"]), _hit("p0", 0.55, papers["p0"]["text"])]
+    rare, common = candidate_features("Which papers study quokka detection?", hits, {}, stats)
+    assert rare.rarest == 1.0 and common.rarest == 0.0 and rare.coverage > common.coverage
+    assert rare.unseen == common.unseen == 0.0
+    (outside,) = candidate_features("papers on watermarking quokka text", hits[:1], {}, stats)
+    assert 0 < outside.unseen < 1  # "watermarking" and "text" occur in no indexed paper
+    assert rare.gap == pytest.approx(0.05) and common.gap == 0.0
+
+
+def test_a_named_paper_takes_the_best_cosine_and_the_named_flag():
+    stats = TermStats({"a": {"text": "x"}, "b": {"text": "y"}})
+    named, other = candidate_features("What is DRAGON?", [_hit("a", 1.0, "x"), _hit("b", 0.4, "y")], {}, stats)
+    assert named.named == 1.0 and named.cosine == 0.4 and other.named == 0.0
+
+
+def test_terms_drop_question_form_words():
+    assert terms("Which papers propose new ways to evaluate interpretability methods?") == ["evaluate", "interpretability"]

@@ -1,0 +1,31 @@
+"""The intent classifier: the form of a question decides the form of its answer."""
+import pytest
+
+from ragqa.intent import COUNT, EXPLAIN, LIST, classify
+
+
+@pytest.mark.parametrize("question, form", [
+    ("Which papers propose new ways to evaluate interpretability methods?", LIST),
+    ("Is there work on making sparse autoencoders cheaper at huge widths?", LIST),
+    ("Are there any papers on protein folding?", LIST),
+    ("Are there studies of label noise in deep nets?", LIST),
+    ("What does the collection have on diffusion models?", LIST),
+    ("List the papers about graph neural networks", LIST),
+    ("Which ICML 2024 orals study robustness?", LIST),
+    ("What papers study in-context learning theory?", LIST),
+    ("Any works on test-time adaptation?", LIST),
+    ("papers on federated learning", LIST),
+    ("有没有研究扩散模型采样质量下降原因的论文？", LIST),
+    ("哪些论文研究了图神经网络？", LIST),
+    ("How many ICLR 2024 papers study robustness?", COUNT),
+    ("how many papers are about sparse autoencoders", COUNT),
+    ("ICML 2024 有多少篇关于强化学习的论文？", COUNT),
+    ("What is DRAGON and how does it work?", EXPLAIN),
+    ("Which paper introduces prospector heads?", EXPLAIN),
+    ("Is there a paper that augments training images with a single diffusion step?", EXPLAIN),
+    ("How much faster is the proposed sampler?", EXPLAIN),
+    ("What did they find about registers in vision transformers?", EXPLAIN),
+    ("这篇论文提出的方法是怎么工作的？", EXPLAIN),
+])
+def test_form_of_question(question, form):
+    assert classify(question) == form
