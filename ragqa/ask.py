@@ -140,15 +140,15 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
     items = list_items(question, qvec, sources, pipeline.searcher.sentences)
     timings["retrieve_s"] = round(time.perf_counter() - start, 3)
     by_n = {s.n: s for s in sources}
-    sources = [replace(by_n[n], evidence=(line.split(": ", 1)[-1].rsplit(" [", 1)[0],)) for n, line in items]
+    sources = [replace(by_n[n], evidence=(sentence,)) for n, _, sentence in items]
     yield Event("retrieved", result=result, sources=sources)
     text = lead(question, len(items), len(ranked) if len(ranked) > len(shown) else None)
     timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("token", delta=text)
-    for _, line in items:
+    for _, line, _ in items:
         yield Event("token", delta="\n- " + line)
         text += "\n- " + line
-    yield finish(Answer(question, text, False, "list", "", citations=make_citations([n for n, _ in items], sources),
+    yield finish(Answer(question, text, False, "list", "", citations=make_citations([n for n, _, _ in items], sources),
                         retrieved=retrieved, form=form, judgement=judgement.as_json()))
 
 

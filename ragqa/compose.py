@@ -42,19 +42,22 @@ def byline(meta: dict) -> str:
     return "; ".join(x for x in (meta.get("venue") or "", who) if x)
 
 
+_OWN_WORK = re.compile(r"\b(?:we|our|this (?:paper|work|study))\b", re.I)
+
+
 def best_sentence(question_vec, sentences: list[str], vectors) -> str:
-    """The abstract sentence closest to the question, skipping instruction-like sentences."""
+    """The abstract sentence closest to the question among those saying what the paper itself does
+    ("we ...", "this paper ..."), else among all; never an instruction-like sentence."""
     if not sentences:
         return ""
     sims = np.asarray(vectors) @ np.asarray(question_vec) if len(vectors) else np.zeros(len(sentences))
-    for i in np.argsort(-sims).tolist():
-        if not is_instruction(sentences[i]):
-            return sentences[i]
-    return ""
+    order = [i for i in np.argsort(-sims).tolist() if not is_instruction(sentences[i])]
+    own = [i for i in order if _OWN_WORK.search(sentences[i])]
+    return sentences[(own or order)[0]] if order else ""
 
 
-def list_items(question: str, question_vec, sources: list[Source], cache) -> list[tuple[int, str]]:
-    """(source number, one line) per source, in the given (ranked) order."""
+def list_items(question: str, question_vec, sources: list[Source], cache) -> list[tuple[int, str, str]]:
+    """(source number, one line, its quoted sentence) per source, in the given (ranked) order."""
     chinese = bool(CJK.search(question))
     embedded = cache.get([s.hit for s in sources]) if cache is not None else [
         (split_sentences(s.hit.meta.get("text") or s.hit.text), np.zeros((0, 1))) for s in sources]
@@ -66,7 +69,7 @@ def list_items(question: str, question_vec, sources: list[Source], cache) -> lis
             continue
         name, by = display_name(s.hit.meta, chinese), byline(s.hit.meta)
         head = f"**{name}** ({by})" if by else f"**{name}**"
-        items.append((s.n, f"{head}: {sentence} [{s.n}]"))
+        items.append((s.n, f"{head}: {sentence} [{s.n}]", sentence))
     return items
 
 

@@ -54,14 +54,20 @@ def test_list_items_cite_each_paper_once_in_order():
     sources = [_source(1, title="Graph Stuff", label="Graph Stuff", venue="ICML 2024"), _source(2, venue="ICLR 2025")]
     cache = _Cache(np.array([[0.0, 1.0], [1.0, 0.0], [0.9, 0.1]]))
     items = list_items("Which papers study graphs?", np.array([1.0, 0.0]), sources, cache)
-    assert [n for n, _ in items] == [1, 2]
-    first, second = (line for _, line in items)
-    assert first.startswith("**Graph Stuff** (ICML 2024)") and first.endswith("[1]") and "molecules" in first
+    assert [n for n, _, _ in items] == [1, 2]
+    first, second = (line for _, line, _ in items)
+    assert first.startswith("**Graph Stuff** (ICML 2024)") and first.endswith("[1]") and "We study things" in first  # what the paper itself does
     assert second.startswith("**An ICLR 2025 paper**") and second.endswith("[2]")
-    assert all("PWNED" not in line for _, line in items)
+    assert all("PWNED" not in line for _, line, _ in items)
 
 
 def test_lead_counts_and_speaks_the_question_language():
     assert lead("Which papers study graphs?", 1).startswith("1 indexed paper ")
     assert "showing 15 of 20" in lead("Which papers?", 15, 20)
     assert lead("哪些论文研究图？", 3).startswith("找到 3 篇")
+
+
+def test_best_sentence_prefers_what_the_paper_itself_does():
+    sentences = ["Explanations are hard to evaluate.", "We propose a benchmark for explanation metrics."]
+    vectors = np.array([[1.0, 0.0], [0.7, 0.7]])
+    assert best_sentence(np.array([1.0, 0.0]), sentences, vectors) == sentences[1]
