@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ragqa.clean import method_name
-from ragqa.answerability import FEATURES, Calibration, candidates_for, judge
+from ragqa.answerability import FEATURES, MEASURED, Calibration, candidates_for, judge
 from ragqa.retrieve import search
 
 TEMPLATES = {
@@ -129,14 +129,23 @@ def featurise(pipeline, questions: list[Question], progress: bool = True) -> lis
         else:
             qvec = pipeline.embedder.get_query_embedding(result.query)
             candidates = candidates_for(searcher, result, qvec)
-            row.update(gate="", ids=[c.paper_id for c in candidates], x=[c.vector() for c in candidates],
+            row.update(gate="", ids=[c.paper_id for c in candidates], x=[c.vector(MEASURED) for c in candidates],
                        y=[int(c.paper_id in (q.gold or ())) for c in candidates])
         rows.append(row)
     return rows
 
 
+def _model_x(rows: list[dict]) -> None:
+    """Keep, in place, only the columns of FEATURES from rows that hold every MEASURED feature."""
+    cols = [MEASURED.index(f) for f in FEATURES]
+    for r in rows:
+        if r.get("features", MEASURED) != FEATURES:
+            r["x"] = [[v[i] for i in cols] for v in r["x"]]
+            r["features"] = FEATURES
+
+
 def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed: int,
-        list_recall: float = 0.9) -> tuple[Calibration, dict]:
+        list_recall: float = 0.9, operating_forms: tuple[str, ...] = ("claim",)) -> tuple[Calibration, dict]:
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold, cross_val_predict
     from sklearn.preprocessing import StandardScaler
@@ -152,13 +161,19 @@ def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed
         embed_model=embed_model, features=FEATURES, mean=tuple(scaler.mean_), scale=tuple(scaler.scale_),
         coef=tuple(model.coef_[0]), intercept=float(model.intercept_[0]), answer_threshold=0.5, list_threshold=0.5)
     # operating points from cross-validated probabilities, never from the fitted model's own rows
-    offset, best_cv = 0, []
-    for r in rows:
+    offset, best_cv, row_of = 0, [], []
+    for i, r in enumerate(rows):
         n = len(r["x"])
         best_cv.append(float(cv[offset:offset + n].max()) if n else 0.0)
+        row_of += [i] * n
         offset += n
+    # the operating points are set on human-written questions where there are any (--beir): templated questions
+    # share their paper's wording, so their P runs high and a point set on them over-abstains on people's questions
+    human = np.array([r["form"] in operating_forms for r in rows]) if operating_forms else np.ones(len(rows), bool)
+    if not human.any():
+        human = np.ones(len(rows), bool)
     # answerable = some paper that answers it is among the candidates (a retrieval miss is no answer to abstain from)
-    answerable = np.array([r["gold"] is not None and any(r["y"]) for r in rows])
+    answerable = np.array([r["gold"] is not None and any(r["y"]) for r in rows]) & human
     gated = np.array([bool(r["gate"]) for r in rows])
     scores = np.array(best_cv)
     ok = answerable & ~gated
@@ -168,7 +183,7 @@ def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed
     answer_threshold = float(ordered[max(0, allowed)]) if len(ordered) else 0.5
     # list membership: the paper-level threshold at which cross-validated recall of answering papers reaches
     # list_recall (the list target); a question answered with no paper above it is answered from its best paper
-    positives = np.sort(cv[y == 1])
+    positives = np.sort(cv[(y == 1) & human[np.array(row_of, dtype=int)]])
     list_threshold = float(positives[int(np.floor((1 - list_recall) * len(positives)))]) if len(positives) else answer_threshold
     calibration = Calibration(**{**calibration.__dict__, "answer_threshold": round(answer_threshold, 4),
                                  "list_threshold": round(list_threshold, 4)})
@@ -213,6 +228,7 @@ def check_dataset(pipeline, calibration: Calibration, path: Path) -> dict:
 
     questions = [q for q in load_dataset(path) if not q.history and q.lang == "en"]
     rows = featurise(pipeline, [Question(q.id, q.question, q.kind or q.type, tuple(q.gold) or None, q.id) for q in questions], progress=False)
+    _model_x(rows)
     out = evaluate(calibration, rows)
     out.pop("_best")
     return out
@@ -221,7 +237,8 @@ def check_dataset(pipeline, calibration: Calibration, path: Path) -> dict:
 def _candidates(row: dict):
     from ragqa.answerability import Candidate
 
-    return [Candidate(pid, *vec) for pid, vec in zip(row["ids"], row["x"])]
+    return [Candidate(pid, **dict(zip(FEATURES, vec)), **{f: 0.0 for f in MEASURED if f not in FEATURES})
+            for pid, vec in zip(row["ids"], row["x"])]
 
 
 def _list_recall(calibration: Calibration, rows: list[dict]) -> str:
@@ -278,13 +295,17 @@ def calibrate(args) -> Path:
         for folder in args.beir or []:
             bp, bq = build_beir(factory, folder, args.fraction, args.seed, args.limit)
             rows += featurise(bp, bq)
+    raw = [json.loads(json.dumps(r)) for r in rows]  # saved as measured, all features
+    _model_x(rows)
     calib_rows = [r for r in rows if not _half(r["paper"], 0.3, args.seed + 1)]
     test_rows = [r for r in rows if _half(r["paper"], 0.3, args.seed + 1)]
     embed_name = factory(None).embed_name
-    calibration, extra = fit(calib_rows, embed_name, args.target, args.seed, args.list_recall)
+    calibration, extra = fit(calib_rows, embed_name, args.target, args.seed, args.list_recall,
+                             () if args.operating_on == "all" else ("claim",))
     calibration = Calibration(**{**calibration.__dict__, "source": (
         f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} --fraction {args.fraction} --seed {args.seed} "
-        f"--target {args.target} --list-recall {args.list_recall} (git {git_revision()})")})
+        f"--target {args.target} --list-recall {args.list_recall} --operating-on {args.operating_on} "
+        f"--limit {args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])} (git {git_revision()})")})
     report = {"corpus": str(args.corpus.name), "embed_model": embed_name, "calibration": calibration.to_json(),
               "questions_by_form": dict(Counter(r["form"] for r in rows)),
               "calibration_split": evaluate(calibration, calib_rows, extra["cv_question_scores"]),
@@ -298,7 +319,8 @@ def calibrate(args) -> Path:
         else:
             tp, tq = build(factory, transfer, args.fraction, args.seed, args.transfer_limit or args.limit)
             trows = featurise(tp, tq)
-        transfer_rows[transfer.name] = trows
+        transfer_rows[transfer.name] = json.loads(json.dumps(trows))
+        _model_x(trows)
         report[f"transfer:{transfer.name}"] = evaluate(calibration, trows)
         series[f"transfer: {transfer.stem}"] = ([r["gold"] is not None for r in trows], report[f"transfer:{transfer.name}"].pop("_best"))
     for dataset in args.check or []:
@@ -309,7 +331,7 @@ def calibrate(args) -> Path:
     folder = new_report_dir(args.report_dir, f"calibration-{embed_name}")
     plot_roc(series, folder / "roc.png")
     (folder / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-    (folder / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (folder / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in raw), encoding="utf-8")
     for name, trows in transfer_rows.items():
         (folder / f"rows-{name}").write_text("".join(json.dumps(r) + "\n" for r in trows), encoding="utf-8")
     (folder / "report.md").write_text(_markdown(report, out), encoding="utf-8")

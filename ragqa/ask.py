@@ -40,7 +40,10 @@ def _earlier_papers(pipeline, history: list[str], filters: Filters | None, trans
         return []
     qvec = pipeline.embedder.get_query_embedding(previous.query)
     _, judgement = assess(pipeline.searcher, previous, qvec, pipeline.calibration)
-    return list(judgement.listed[: pipeline.settings.explain_papers]) if judgement.answerable else []
+    if not judgement.answerable:
+        return []
+    best = max(judgement.probabilities, key=judgement.probabilities.get)
+    return list(judgement.listed[: pipeline.settings.explain_papers]) or [best]
 
 
 def stream_answer(pipeline, question: str, filters: Filters | None = None, history: list[str] | None = None,

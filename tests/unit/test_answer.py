@@ -167,8 +167,8 @@ def test_unanswerable_question_abstains_without_calling_the_llm(indexed):
 def test_the_decision_follows_the_best_papers_probability(indexed):
     question = "Which graph neural network uses distributed-order fractional calculus?"
     best = ask(_pipeline(indexed, ["DRAGON is fractional [1]."]), question).judgement["best"]
-    assert ask(_pipeline(_strict(indexed, best + 1e-6), ["x [1]."]), question).abstained
-    assert not ask(_pipeline(_strict(indexed, best - 1e-6), ["DRAGON is fractional [1]."]), question).abstained
+    assert ask(_pipeline(_strict(indexed, best + 0.01), ["x [1]."]), question).abstained
+    assert not ask(_pipeline(_strict(indexed, best - 0.01), ["DRAGON is fractional [1]."]), question).abstained
 
 
 def test_model_refusal_of_an_answerable_question_becomes_extractive(indexed):
@@ -230,6 +230,7 @@ def test_evidence_sentences_do_not_end_at_abbreviations():
 
 
 def test_earlier_citations_stay_available(indexed):
+    _strict(indexed, 0.0)  # the model accepts every question: this is about what reaches the prompt
     first = ask(_pipeline(indexed, ["DiffAug augments with diffusion [1]."]), "Which paper introduces DiffAug?")
     pipeline = _pipeline(indexed, ["Tell me more about it", "It is cheap [2]."])
     answer = ask(pipeline, "and its cost?", history=["Which paper introduces DiffAug?"], cited_before=[c.paper_id for c in first.citations])

@@ -12,7 +12,7 @@ from ragqa.retrieve import Hit
 
 def _calibration(**kw) -> Calibration:
     base = dict(embed_model="test", features=FEATURES, mean=(0.0,) * len(FEATURES), scale=(1.0,) * len(FEATURES),
-                coef=(4.0, 2.0, 1.0, 1.0, -3.0, -2.0, 3.0), intercept=-3.0, answer_threshold=0.6, list_threshold=0.4)
+                coef=(4.0, 2.0, 1.0, -2.0, 3.0), intercept=-3.0, answer_threshold=0.6, list_threshold=0.4)
     base.update(kw)
     return Calibration(**base)
 
@@ -27,8 +27,8 @@ def test_probability_rises_with_each_positive_signal():
     assert high > low
     plain, named = cal.probability([_row("a", 0.5), _row("a", 0.5, named=1.0)])
     assert named > plain
-    seen, unseen = cal.probability([_row("a", 0.6), _row("a", 0.6, unseen=0.8)])
-    assert unseen < seen
+    near, far = cal.probability([_row("a", 0.6), _row("a", 0.6, gap=0.3)])
+    assert far < near
 
 
 def test_judge_answers_lists_and_abstains_at_the_operating_points():
@@ -36,7 +36,7 @@ def test_judge_answers_lists_and_abstains_at_the_operating_points():
     strong = judge(cal, [_row("a", 0.9, coverage=1, rarest=1), _row("b", 0.6), _row("c", 0.1, gap=0.8)])
     assert strong.answerable and strong.listed[0] == "a" and "c" not in strong.listed
     assert list(strong.listed) == sorted(strong.listed, key=lambda p: -strong.probabilities[p])
-    weak = judge(cal, [_row("a", 0.2, coverage=0, rarest=0, unseen=0.9)])
+    weak = judge(cal, [_row("a", 0.2, coverage=0, rarest=0)])
     assert not weak.answerable and weak.best < cal.answer_threshold
     assert not judge(cal, []).answerable
 
