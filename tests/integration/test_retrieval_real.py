@@ -15,8 +15,8 @@ PARAPHRASED = [
     ("evaluating agents that operate mobile phone apps", "SPA-Bench"),
     ("reinforcement learning agents that mix logic-based and neural policies", "BlendRL"),
     ("scoring how much each training example is worth using a generative model", "GMValuator"),
-    ("measuring sparse autoencoder quality on board-game language models where the true features are known", "What latent features are encoded"),
-    ("mixture-of-experts style sparse autoencoders that scale to very wide dictionaries cheaply", "Sparse autoencoders (SAEs)"),
+    ("measuring sparse autoencoder quality on board-game language models where the true features are known", "Measuring Progress in Dictionary Learning"),
+    ("mixture-of-experts style sparse autoencoders that scale to very wide dictionaries cheaply", "Efficient Dictionary Learning with Switch Sparse Autoencoders"),
     ("self-driving system that combines fast heuristics with slow reasoning by a language model", "LeapAD"),
 ]
 
@@ -25,7 +25,7 @@ PARAPHRASED = [
 def test_paraphrase_finds_gold_in_top3(real_pipeline, question, label):
     result = real_pipeline.search(question, k=3, translate=False)
     labels = [h.meta["label"] for h in result.hits]
-    assert any(l.startswith(label) for l in labels), labels
+    assert any(n.startswith(label) for h in result.hits for n in (h.meta["label"], h.meta.get("title") or "")), labels
 
 
 def test_off_corpus_question_scores_below_threshold(real_pipeline):
