@@ -13,6 +13,11 @@ from pathlib import Path
 from .errors import RagqaError
 
 
+def json_line(obj) -> str:
+    """One JSON line; U+2028/U+2029 from source text are escaped, so line-splitting readers see one line."""
+    return json.dumps(obj, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
 def _err(message: str) -> None:
     print(message, file=sys.stderr)
 
@@ -104,7 +109,7 @@ def _verify(pipeline) -> int:
 def cmd_stats(args) -> int:
     stats = _pipeline(args).index(create=False).stats()
     if args.json:
-        print(json.dumps(stats, ensure_ascii=False))
+        print(json_line(stats))
         return 0
     print(f"{stats['collection']} ({stats['store']})\nembedding model: {stats['embed_model']}; chunking: {stats['chunking']}")
     print(f"{stats['papers']} papers, {stats['chunks']} chunks")
@@ -135,14 +140,14 @@ def cmd_search(args) -> int:
     if args.batch:
         for row in _read_batch(args.batch):
             result = pipeline.search(row["question"], _filters(args), args.k, history=row.get("history"))
-            print(json.dumps({"id": row["id"], "results": [h.as_json() for h in result.hits]}, ensure_ascii=False), flush=True)
+            print(json_line({"id": row["id"], "results": [h.as_json() for h in result.hits]}), flush=True)
         return 0
-    if not args.question:
+    if args.question is None:
         return _search_loop(pipeline, args)
     result = pipeline.search(args.question, _filters(args), args.k)
     if args.json:
-        print(json.dumps({"question": result.question, "query": result.query, "filters": result.filters.active(),
-                          "results": [h.as_json() for h in result.hits]}, ensure_ascii=False))
+        print(json_line({"question": result.question, "query": result.query, "filters": result.filters.active(),
+                         "results": [h.as_json() for h in result.hits]}))
     else:
         _print_hits(result)
     return 0

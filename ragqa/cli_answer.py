@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
+from .cli import json_line
 from .errors import QueryError, RagqaError
 
 
@@ -58,14 +59,14 @@ def cmd_ask(args) -> int:
         for row in _read_batch(args.batch):
             try:
                 answer = ask(pipeline, row["question"], filters=_filters(args), history=row.get("history"), k=args.k)
-                print(json.dumps(answer.as_json(row["id"]), ensure_ascii=False), flush=True)
+                print(json_line(answer.as_json(row["id"])), flush=True)
             except QueryError as exc:
-                print(json.dumps({"id": row["id"], "error": str(exc)}, ensure_ascii=False), flush=True)
+                print(json_line({"id": row["id"], "error": str(exc)}), flush=True)
         return 0
     if not args.question or not args.question.strip():
         raise QueryError("The question is empty. Example: ragqa ask \"Which papers make sparse autoencoders cheaper?\"")
     if args.json:
-        print(json.dumps(ask(pipeline, args.question, filters=_filters(args), k=args.k).as_json(), ensure_ascii=False))
+        print(json_line(ask(pipeline, args.question, filters=_filters(args), k=args.k).as_json()))
         return 0
     _stream_to_terminal(pipeline, args.question, _filters(args), k=args.k)
     return 0

@@ -117,3 +117,19 @@ def test_serving_is_never_open_by_accident(host, auth, insecure, ok):
     else:
         with pytest.raises(RagqaError):
             check_exposure(host, auth, insecure)
+
+
+def test_json_lines_escape_unicode_line_separators():
+    from ragqa.cli import json_line
+
+    line = json_line({"text": "a\u2028b\u2029c 中文"})
+    assert "\u2028" not in line and "\u2029" not in line and len(line.splitlines()) == 1
+    assert json.loads(line)["text"] == "a\u2028b\u2029c 中文"
+
+
+def test_empty_search_question_is_an_error_not_the_interactive_loop(capsys, monkeypatch, settings):
+    monkeypatch.setenv("RAGQA_VECTORSTORE_DIR", str(settings.vectorstore_dir))
+    monkeypatch.setenv("RAGQA_EMBED_MODEL", "hash")
+    monkeypatch.setattr("sys.stdin", None)  # the loop would read stdin
+    code = main(["search", ""])
+    assert code != 0 and "error" in capsys.readouterr().err
