@@ -2,8 +2,8 @@
 features, combined by a logistic model fitted by `ragqa eval calibrate` (evals/calibrate.py).
 
 Features are signals, not rules: dense cosine, best-sentence closeness, how much of the question's
-rare vocabulary the paper's title and abstract contain, how much of it no indexed paper contains, and
-whether the question names the paper. The weights and the operating points come from a calibration
+IDF-weighted vocabulary the paper's title and abstract contain, the cosine gap to the best paper, and
+whether the question names the paper (FEATURES; MEASURED adds two that calibration left out). The weights and the operating points come from a calibration
 file; nothing here is tuned by hand. Retrieval and answer composition live elsewhere.
 """
 from __future__ import annotations
@@ -174,6 +174,10 @@ class Judgement:
     answerable: bool
     listed: tuple[str, ...]
     best: float
+
+    def top(self, n: int) -> list[str]:
+        """The first n listed papers, or the best paper alone when none reached the list point."""
+        return list(self.listed[:n]) or [max(self.probabilities, key=self.probabilities.get)]
 
     def as_json(self) -> dict:
         return {"answerable": self.answerable, "best": round(self.best, 4),

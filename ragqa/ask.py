@@ -6,10 +6,8 @@ Chinese question happen here with the same LLM; retrieval and citation checking 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator
-
-from dataclasses import replace
 
 from .answer import (
     Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
@@ -40,10 +38,7 @@ def _earlier_papers(pipeline, history: list[str], filters: Filters | None, trans
         return []
     qvec = pipeline.embedder.get_query_embedding(previous.query)
     _, judgement = assess(pipeline.searcher, previous, qvec, pipeline.calibration)
-    if not judgement.answerable:
-        return []
-    best = max(judgement.probabilities, key=judgement.probabilities.get)
-    return list(judgement.listed[: pipeline.settings.explain_papers]) or [best]
+    return judgement.top(pipeline.settings.explain_papers) if judgement.answerable else []
 
 
 def stream_answer(pipeline, question: str, filters: Filters | None = None, history: list[str] | None = None,
@@ -87,9 +82,9 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     if not judgement.answerable:
         yield from abstain("not answerable", judgement)
         return
-    by_id = {h.paper_id: h for h in list(result.hits) + earlier}
-    ranked = [by_id[pid] for pid in judgement.listed] or [max(by_id.values(), key=lambda h: judgement.probabilities.get(h.paper_id, 0.0))]
-    retrieved = result.hits + [h for h in earlier if h.paper_id not in {x.paper_id for x in result.hits}]
+    retrieved = result.hits + earlier  # earlier citations are never among the hits (_earlier_hits)
+    by_id = {h.paper_id: h for h in retrieved}
+    ranked = [by_id[pid] for pid in judgement.top(len(by_id))]
     if form in (LIST, COUNT):
         yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement)
         return
@@ -131,7 +126,7 @@ def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None
     have = {h.paper_id for h in result.hits}
     meta = pipeline.searcher.paper_meta()
     # relevance 1.0: the conversation names these papers ("it", "they"), as a question naming a method does
-    return [Hit(paper_id=pid, score=0.0, relevance=1.0, text=meta[pid].get("text", ""), meta=meta[pid])
+    return [Hit.of_paper(pid, meta[pid], relevance=1.0)
             for pid in dict.fromkeys(cited_before or []) if pid not in have and pid in meta][:2]
 
 

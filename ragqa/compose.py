@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from .answer import Source, _own_name, split_sentences
+from .answer import Source, _own_name
 from .clean import CJK
 
 # a sentence that addresses the assistant or the reader with instructions is never quoted as evidence
@@ -57,14 +57,12 @@ def best_sentence(question_vec, sentences: list[str], vectors) -> str:
 
 
 def list_items(question: str, question_vec, sources: list[Source], cache) -> list[tuple[int, str, str]]:
-    """(source number, one line, its quoted sentence) per source, in the given (ranked) order."""
+    """(source number, one line, its quoted sentence) per source, in the given (ranked) order;
+    `cache` (evidence.SentenceCache) gives each paper's sentences and their vectors."""
     chinese = bool(CJK.search(question))
-    embedded = cache.get([s.hit for s in sources]) if cache is not None else [
-        (split_sentences(s.hit.meta.get("text") or s.hit.text), np.zeros((0, 1))) for s in sources]
     items = []
-    for s, (sentences, vectors) in zip(sources, embedded):
-        sentence = best_sentence(question_vec, sentences, vectors) if len(vectors) else next(
-            (x for x in s.evidence if not is_instruction(x)), "")
+    for s, (sentences, vectors) in zip(sources, cache.get([s.hit for s in sources])):
+        sentence = best_sentence(question_vec, sentences, vectors)
         if not sentence:
             continue
         name, by = display_name(s.hit.meta, chinese), byline(s.hit.meta)

@@ -53,7 +53,6 @@ class Settings(BaseSettings):
     explain_papers: int = Field(2, ge=1, le=6, description="papers an explain answer is written from")
     list_max: int = Field(15, ge=1, le=100, description="items a list answer shows")
     warm_sentences_up_to: int = Field(500, ge=0, description="warm_up embeds every sentence of a collection this small")
-    answer_papers: int = Field(4, ge=1, le=10, description="papers numbered [1]..[k] in the prompt")
     evidence_sentences: int = Field(4, ge=1, le=8, description="sentences per paper before the budget trims (explain answers use 1-2 papers)")
     prompt_budget: int = Field(260, ge=60, description="tiktoken tokens of evidence in the prompt (prefill is ~33 tok/s)")
     min_relevance: float = Field(0.50, description="an abstention names retrieved papers above this cosine as the nearest ones")

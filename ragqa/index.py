@@ -233,11 +233,11 @@ class PaperIndex:
 
     def delete_papers(self, paper_ids: list[str]) -> int:
         """Remove every chunk of these papers; -> chunks removed."""
-        removed = 0
+        removed, size = 0, self._write_batch()
         for pid in paper_ids:
             chunk_ids = self.collection.get(where={"paper_id": pid}, include=[])["ids"]
-            for start in range(0, len(chunk_ids), self._write_batch()):
-                self.collection.delete(ids=chunk_ids[start:start + self._write_batch()])
+            for start in range(0, len(chunk_ids), size):
+                self.collection.delete(ids=chunk_ids[start:start + size])
             removed += len(chunk_ids)
         return removed
 

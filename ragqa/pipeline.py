@@ -113,8 +113,7 @@ class Pipeline:
     def _all_hits(self):
         from .retrieve import Hit
 
-        return [Hit(paper_id=pid, score=0.0, relevance=None, text=m.get("text", ""), meta=m)
-                for pid, m in self.searcher.paper_meta().items()]
+        return [Hit.of_paper(pid, m) for pid, m in self.searcher.paper_meta().items()]
 
     # -- operations ---------------------------------------------------------------------------
     def load(self, paths: list[Path] | None = None) -> tuple[LoadReport, list[str]]:

@@ -53,6 +53,11 @@ class Hit:
     text: str
     meta: dict
 
+    @classmethod
+    def of_paper(cls, paper_id: str, meta: dict, relevance: float | None = None) -> "Hit":
+        """A paper that no search ranked (an earlier citation, a warm-up), from its stored metadata."""
+        return cls(paper_id=paper_id, score=0.0, relevance=relevance, text=meta.get("text", ""), meta=meta)
+
     def as_json(self) -> dict:
         m = self.meta
         return {
