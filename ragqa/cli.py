@@ -84,6 +84,8 @@ def cmd_ingest(args) -> int:
         _err("nothing to index: no readable papers in the input")
         return 1
     result = pipeline.ingest(report, progress=not args.quiet)
+    for line in result.skipped:
+        _err(f"skipped paper {line}")
     print(f"indexed {result.papers} papers into {pipeline.index().name}: {result.new_papers} new, "
           f"{result.updated_papers} updated, {result.repaired_papers} repaired, {result.replaced_papers} older versions replaced, "
           f"{result.chunks} chunks, {result.embedded_chunks} embedded in {time.perf_counter() - started:.1f} s")
@@ -91,11 +93,17 @@ def cmd_ingest(args) -> int:
 
 
 def _verify(pipeline) -> int:
-    """Report papers a killed run left with missing chunks, and re-embed what they miss."""
+    """Report and repair what a killed run left: papers whose chunks fall short of their catalogued
+    count (re-embedded from the catalog) and chunks of a half-removed paper (removed)."""
     index = pipeline.index(create=False)
-    missing = index.incomplete()
+    missing, orphans = index.incomplete(), index.orphans()
+    if not missing and not orphans:
+        print(f"{index.name}: every paper is complete ({index.catalog.count()} papers, {index.count()} chunks)")
+        return 0
+    if orphans:
+        removed = index.delete_papers(orphans)
+        print(f"{index.name}: removed {removed} chunks of {len(orphans)} papers without a catalog record (a removal was interrupted)")
     if not missing:
-        print(f"{index.name}: every paper is complete ({index.count()} chunks)")
         return 0
     print(f"{index.name}: {len(missing)} incomplete papers ({sum(missing.values())} chunks missing): {', '.join(sorted(missing)[:10])}")
     from .corpus import LoadReport

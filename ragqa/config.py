@@ -24,6 +24,8 @@ class Settings(BaseSettings):
     chroma_host: str | None = None
     chroma_port: int = 8000
     collection_prefix: str = "papers"
+    catalog_dir: Path | None = Field(None, description="the paper catalog (SQLite) folder; default vectorstore_dir. Share it between serve workers")
+    max_abstract_chars: int = Field(20000, ge=500, description="longer abstracts are skipped at ingest, with a message")
     # embeddings and chunking ("minilm" = the packaged all-MiniLM-L6-v2; "hash" = test embedder)
     embed_model: str = "minilm"
     embed_batch_size: int = 32
@@ -60,6 +62,9 @@ class Settings(BaseSettings):
     calibration_file: Path | None = Field(None, description="answerability calibration (ragqa eval calibrate); default: the committed one for the embedding model")
     # UI
     ui_auth: str | None = Field(None, description="'user:password' enables login when exposed")
+
+    def catalog_path(self, collection: str) -> Path:
+        return (self.catalog_dir or self.vectorstore_dir) / f"{collection}.catalog.sqlite"
 
     def chroma_label(self) -> str:
         if self.chroma_host:

@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from typing import TYPE_CHECKING
 
 from .config import Settings
+from .catalog import Catalog
 from .corpus import Paper, merge_papers
 from .errors import IndexMissingError
 from .store import collection_name, get_collection, open_client
@@ -36,12 +37,13 @@ class IngestReport:
     embedded_chunks: int = 0
     repaired_papers: int = 0  # stored incomplete (a killed run), missing chunks embedded now
     replaced_papers: int = 0  # an older version (same record id and title, other text) removed
+    skipped: list[str] = field(default_factory=list)  # one line per paper not indexed, with the reason
     seconds: float = 0.0
 
 
 def paper_metadata(paper: Paper) -> dict:
-    """Flat Chroma-safe metadata (no lists, no None) carried by every chunk of the paper."""
-    meta = {
+    """The paper's full record as one flat dict (search hits carry it as `Hit.meta`)."""
+    return {
         "paper_id": paper.paper_id, "label": paper.label, "title": paper.title or "",
         "venue": paper.venue or "", "year": paper.year or 0, "topic": paper.topic or "",
         "authors": "; ".join(paper.authors), "authors_truncated": paper.authors_truncated,
@@ -49,10 +51,20 @@ def paper_metadata(paper: Paper) -> dict:
         "extra": json.dumps(dict(paper.extra), ensure_ascii=False) if paper.extra else "",
         "abstract": paper.abstract, "text": paper.text,
     }
-    return meta
+
+
+CHUNK_FIELDS = ("paper_id", "label", "title", "venue", "year", "topic", "source_id")
+
+
+def chunk_metadata(paper: Paper) -> dict:
+    """What every chunk carries in Chroma: the paper id and the fields Chroma filters on or embeds
+    (the title). The abstract, text and authors live once per paper in the catalog."""
+    meta = paper_metadata(paper)
+    return {k: meta[k] for k in CHUNK_FIELDS}
 
 
 def paper_from_metadata(meta: dict) -> Paper:
+    """A Paper from a full record dict (the catalog's, or a chunk written before the catalog)."""
     return Paper(
         paper_id=meta["paper_id"], abstract=meta.get("abstract", ""), text=meta.get("text", ""),
         label=meta.get("label", ""), venue=meta.get("venue") or None, year=meta.get("year") or None,
@@ -77,13 +89,13 @@ def make_splitter(settings: Settings) -> "SentenceSplitter":
 
 
 def split_papers(papers: list[Paper], settings: Settings) -> list["TextNode"]:
-    """Each paper -> one or more chunks at sentence boundaries, with the paper's metadata.
+    """Each paper -> one or more chunks at sentence boundaries, with the chunk metadata.
     Only the title (when known) is embedded with the text; all metadata stays out of prompts."""
     from llama_index.core import Document
     splitter = make_splitter(settings)
     nodes: list[TextNode] = []
     for paper in papers:
-        meta = paper_metadata(paper)
+        meta = chunk_metadata(paper)
         doc = Document(
             text=paper.text, id_=paper.paper_id, metadata=meta,
             excluded_embed_metadata_keys=[k for k in meta if k != "title" or not paper.title],
@@ -101,7 +113,8 @@ def split_papers(papers: list[Paper], settings: Settings) -> list["TextNode"]:
 
 
 class PaperIndex:
-    """The Chroma collection for one embedding model + chunking, and the operations on it."""
+    """The Chroma collection for one embedding model + chunking, its paper catalog, and the
+    operations on both."""
 
     def __init__(self, settings: Settings, embed_name: str, client=None, create: bool = False):
         self.settings = settings
@@ -111,6 +124,15 @@ class PaperIndex:
         meta = {"embed_model": embed_name, "chunk_size": settings.chunk_size,
                 "chunk_overlap": settings.chunk_overlap, "tokenizer": TOKENIZER}
         self.collection = get_collection(self.client, self.name, meta, create=create)
+        self.catalog = Catalog(settings.catalog_path(self.name))
+        if self.catalog.count() == 0 and self.count():
+            self._catalog_from_chunks()
+
+    def _catalog_from_chunks(self) -> None:
+        """A store written before the catalog: its chunks carry the full record; copy it once."""
+        firsts = {m["paper_id"]: m for _, m in self.all_metadata() if m.get("abstract")}
+        self.catalog.upsert([paper_from_metadata(m) for m in firsts.values()],
+                            {pid: int(m.get("n_chunks") or 1) for pid, m in firsts.items()})
 
     def vector_store(self):
         from llama_index.vector_stores.chroma import ChromaVectorStore
@@ -134,23 +156,21 @@ class PaperIndex:
                 return out
             offset += _FETCH_BATCH
 
-    def papers(self, metadata: list[tuple[str, dict]] | None = None) -> dict[str, dict]:
-        """paper_id -> metadata of its first chunk."""
-        found: dict[str, dict] = {}
-        for _, meta in metadata if metadata is not None else self.all_metadata():
-            found.setdefault(meta["paper_id"], meta)
-        return found
+    def papers(self) -> dict[str, dict]:
+        """paper_id -> the paper's record (as `paper_metadata`) with its chunk count, from the catalog."""
+        return {pid: {**paper_metadata(paper), "n_chunks": n} for pid, (paper, n) in self.catalog.all().items()}
 
     def stats(self) -> dict:
-        metadata = self.all_metadata()  # one read of the collection
-        papers = self.papers(metadata)
-        chunks = Counter(m.get("venue") or "(none)" for _, m in metadata)
+        papers = self.papers()
         per_venue = Counter(m.get("venue") or "(none)" for m in papers.values())
+        chunks = Counter()
+        for m in papers.values():
+            chunks[m.get("venue") or "(none)"] += m["n_chunks"]
         per_topic = Counter(m.get("topic") for m in papers.values() if m.get("topic"))
         return {
-            "collection": self.name, "store": self.settings.chroma_label(),
+            "collection": self.name, "store": self.settings.chroma_label(), "catalog": str(self.catalog.path),
             "embed_model": self.embed_name, "chunking": f"{self.settings.chunk_size} tokens ({TOKENIZER}), overlap {self.settings.chunk_overlap}",
-            "papers": len(papers), "chunks": sum(chunks.values()),
+            "papers": len(papers), "chunks": self.count(),
             "venues": {v: {"papers": per_venue[v], "chunks": chunks[v]} for v in sorted(per_venue)},
             "topics": dict(per_topic.most_common()),
         }
@@ -170,17 +190,21 @@ class PaperIndex:
             limit = 5461
         return max(1, min(self.settings.write_batch_size, limit))
 
-    def _upsert(self, nodes: list["TextNode"]) -> None:
+    def _upsert(self, nodes: list["TextNode"], stale: dict[str, dict] | None = None) -> None:
         """Write nodes (with embeddings) as llama-index's ChromaVectorStore lays them out, but as an
-        upsert: the old version of a chunk stays until its replacement is written."""
+        upsert: the old version of a chunk stays until its replacement is written. Chroma merges
+        metadata on upsert, so keys of the stored version (`stale`) that the new one lacks are unset."""
         from llama_index.core.schema import MetadataMode
         from llama_index.core.vector_stores.utils import node_to_metadata_dict
 
         if not nodes:
             return
+        metadatas = []
+        for node in nodes:
+            meta = node_to_metadata_dict(node, remove_text=True, flat_metadata=True)
+            metadatas.append({**{k: None for k in (stale or {}).get(node.id_, {}) if k not in meta}, **meta})
         self.collection.upsert(
-            ids=[n.id_ for n in nodes], embeddings=[n.embedding for n in nodes],
-            metadatas=[node_to_metadata_dict(n, remove_text=True, flat_metadata=True) for n in nodes],
+            ids=[n.id_ for n in nodes], embeddings=[n.embedding for n in nodes], metadatas=metadatas,
             documents=[n.get_content(metadata_mode=MetadataMode.NONE) or "" for n in nodes],
         )
 
@@ -190,24 +214,25 @@ class PaperIndex:
             found.update(self.collection.get(ids=ids[start:start + _FETCH_BATCH], include=[])["ids"])
         return found
 
-    def incomplete(self) -> dict[str, int]:
-        """paper_id -> chunks missing, for papers whose stored chunks fall short of their count."""
+    def _chunks_per_paper(self) -> Counter:
         have: Counter = Counter()
-        expected: dict[str, int] = {}
-        for chunk_id, meta in self.all_metadata():
-            pid = meta["paper_id"]
-            have[pid] += 1
-            expected[pid] = max(expected.get(pid, 0), int(meta.get("n_chunks") or 0), int(meta.get("chunk", 0)) + 1)
-        return {pid: n - have[pid] for pid, n in expected.items() if have[pid] < n}
+        for _, meta in self.all_metadata():
+            have[meta["paper_id"]] += 1
+        return have
+
+    def incomplete(self) -> dict[str, int]:
+        """paper_id -> chunks missing, for catalogued papers whose stored chunks fall short of their count."""
+        have = self._chunks_per_paper()
+        return {pid: n - have[pid] for pid, n in self.catalog.chunk_counts().items() if have[pid] < n}
+
+    def orphans(self) -> list[str]:
+        """Papers with chunks but no catalog row (a removal killed half-way): absent to readers."""
+        rows = self.catalog.chunk_counts()
+        return sorted(pid for pid in self._chunks_per_paper() if pid not in rows)
 
     def stored_papers(self, paper_ids: list[str]) -> list[Paper]:
-        """The stored Paper records (from any chunk that survived), e.g. to repair them."""
-        found: dict[str, Paper] = {}
-        for pid in paper_ids:
-            page = self.collection.get(where={"paper_id": pid}, include=["metadatas"], limit=1)
-            if page["ids"]:
-                found[pid] = paper_from_metadata(page["metadatas"][0])
-        return list(found.values())
+        """The catalogued Paper records, e.g. to repair them."""
+        return [paper for paper, _ in self.catalog.get(paper_ids).values()]
 
     def _superseded(self, papers: list[Paper]) -> list[str]:
         """Stored papers that an incoming record replaces: the same record id and the same title
@@ -216,23 +241,18 @@ class PaperIndex:
         if not incoming:
             return []
         ids = {p.paper_id for p in papers}
-        old: dict[str, dict] = {}
-        keys = list(incoming)
-        for start in range(0, len(keys), 500):
-            page = self.collection.get(where={"source_id": {"$in": keys[start:start + 500]}}, include=["metadatas"])
-            for meta in page["metadatas"]:
-                old.setdefault(meta["paper_id"], meta)
         out = []
-        for pid, meta in old.items():
-            new = incoming[meta["source_id"]]
-            same_title = (meta.get("title") or "").strip().lower() == (new.title or "").strip().lower()
-            same_file = bool(set(new.sources) & set((meta.get("sources") or "").split("; ")))
-            if pid not in ids and (same_title or same_file):
+        for pid, (old, _) in self.catalog.with_source_ids(list(incoming)).items():
+            new = incoming[old.source_id]
+            same_title = (old.title or "").strip().lower() == (new.title or "").strip().lower()
+            if pid not in ids and (same_title or set(new.sources) & set(old.sources)):
                 out.append(pid)
         return out
 
     def delete_papers(self, paper_ids: list[str]) -> int:
-        """Remove every chunk of these papers; -> chunks removed."""
+        """Remove these papers: the catalog row first (readers stop seeing the paper), then every
+        chunk (a kill in between leaves orphans, which `orphans()` finds); -> chunks removed."""
+        self.catalog.delete(paper_ids)
         removed, size = 0, self._write_batch()
         for pid in paper_ids:
             chunk_ids = self.collection.get(where={"paper_id": pid}, include=[])["ids"]
@@ -245,10 +265,12 @@ class PaperIndex:
                progress: bool = True) -> IngestReport:
         """Upsert papers: embed only chunks not yet stored; merge metadata of papers already stored
         (e.g. authors from another listing) without re-embedding; re-embed the missing chunks of a
-        paper a killed run left incomplete (checked by its chunk count, not its first chunk).
-        Writes are upserts in batches under the store's maximum, a paper never split across two,
-        so nothing is deleted before its replacement is written. A record whose id and title match
-        a stored paper with other text replaces it (after the new version is written).
+        paper a killed run left incomplete (checked by its catalogued chunk count).
+        Per batch, the papers' catalog rows are written first, then their chunks (upserts under the
+        store's maximum, a paper never split across two): a kill leaves a paper complete, or with a
+        row whose chunks fall short, which the next ingest or `--verify` repairs. Nothing is deleted
+        before its replacement is written. A record whose id and title match a stored paper with
+        other text replaces it (after the new version is written).
         `embedder` may be a factory, so an unchanged corpus never loads the model."""
         import time
 
@@ -256,35 +278,40 @@ class PaperIndex:
         unique: dict[str, Paper] = {}
         for paper in papers:  # the same paper twice in one call: merged, as load_paths does
             unique[paper.paper_id] = merge_papers(unique[paper.paper_id], paper) if paper.paper_id in unique else paper
+        report = IngestReport()
+        limit = self.settings.max_abstract_chars
+        for paper in [p for p in unique.values() if len(p.abstract) > limit]:
+            report.skipped.append(f"{', '.join(paper.sources) or paper.paper_id}: {paper.source_id or paper.label!r} has a "
+                                  f"{len(paper.abstract):,}-character abstract (limit {limit:,}, RAGQA_MAX_ABSTRACT_CHARS); not indexed")
+            del unique[paper.paper_id]
         papers = list(unique.values())
-        report = IngestReport(papers=len(papers))
-        first_ids = [f"{p.paper_id}:0" for p in papers]
-        stored = self._existing(first_ids)
-        expected = [f"{p.paper_id}:{n}" for p in papers if f"{p.paper_id}:0" in stored
-                    for n in range(int(stored[f"{p.paper_id}:0"].get("n_chunks") or 1))]
+        report.papers = len(papers)
+        stored = self.catalog.get([p.paper_id for p in papers])
+        expected = [f"{pid}:{n}" for pid, (_, count) in stored.items() for n in range(count)]
         present = self._present(expected)
+        firsts = self._existing([f"{pid}:0" for pid in stored])
         merged: list[Paper] = []
         changed, incomplete = set(), set()
-        for paper, first in zip(papers, first_ids):
-            if first in stored:
-                meta = stored[first]
-                old = paper_from_metadata(meta)
-                new = merge_papers(old, paper)
-                count = int(meta.get("n_chunks") or 0)
-                if paper_metadata(new) != paper_metadata(old) or not count:  # not count: stored before chunk counts
-                    changed.add(paper.paper_id)
-                if count and any(f"{paper.paper_id}:{n}" not in present for n in range(count)):
-                    incomplete.add(paper.paper_id)
-                merged.append(replace(new, text=old.text))  # keep the stored chunks' text
-            else:
+        for paper in papers:
+            if paper.paper_id not in stored:
                 report.new_papers += 1
                 merged.append(paper)
+                continue
+            old, count = stored[paper.paper_id]
+            new = replace(merge_papers(old, paper), text=old.text)  # keep the stored chunks' text
+            first = firsts.get(f"{paper.paper_id}:0") or {}
+            if paper_metadata(new) != paper_metadata(old) or any(first.get(k) != v for k, v in chunk_metadata(new).items()) \
+                    or "text" in first:  # "text": a chunk written before the catalog
+                changed.add(paper.paper_id)
+            if any(f"{paper.paper_id}:{n}" not in present for n in range(count)):
+                incomplete.add(paper.paper_id)
+            merged.append(new)
         superseded = self._superseded(papers)
-        work = [p for p, first in zip(merged, first_ids) if first not in stored or p.paper_id in changed | incomplete]
+        work = [p for p in merged if p.paper_id not in stored or p.paper_id in changed | incomplete]
         report.updated_papers = len(changed)
         report.repaired_papers = len(incomplete)
         if work:
-            self._write(work, stored, changed, embedder, progress, report)
+            self._write(work, set(stored), changed, embedder, progress, report)
         if superseded:
             self.delete_papers(superseded)
             report.replaced_papers = len(superseded)
@@ -292,18 +319,25 @@ class PaperIndex:
         report.seconds = time.perf_counter() - start
         return report
 
-    def _write(self, work: list[Paper], stored: dict, changed: set[str], embedder, progress: bool, report: IngestReport) -> None:
+    def _write(self, work: list[Paper], stored_ids: set[str], changed: set[str], embedder, progress: bool, report: IngestReport) -> None:
         from llama_index.core.schema import MetadataMode
         from tqdm import tqdm
 
         nodes = split_papers(work, self.settings)
-        have = self._present([n.id_ for n in nodes]) if stored else set()
+        by_id = {p.paper_id: p for p in work}
+        counts = Counter(n.metadata["paper_id"] for n in nodes)
+        have = self._present([n.id_ for n in nodes])
         todo = [n for n in nodes if n.id_ not in have]
-        update = [n for n in nodes if n.id_ in have and n.metadata["paper_id"] in changed]
+        rewrite = changed | (set(by_id) - stored_ids)  # no row yet: chunks from a store before the catalog
+        update = [n for n in nodes if n.id_ in have and n.metadata["paper_id"] in rewrite]
         if todo and not hasattr(embedder, "get_text_embedding_batch"):
             embedder = embedder()
         bar = tqdm(total=len(todo), unit="chunk", desc="embedding", file=sys.stderr, disable=not progress or not todo)
+        written: set[str] = set()
         for batch in _paper_batches(todo + update, self._write_batch()):
+            batch_papers = list(dict.fromkeys(n.metadata["paper_id"] for n in batch))
+            self.catalog.upsert([by_id[pid] for pid in batch_papers], counts)  # the row first: see ingest()
+            written.update(batch_papers)
             new = [n for n in batch if n.id_ not in have]
             if new:
                 step = max(16, self.settings.embed_batch_size * 4)
@@ -314,13 +348,17 @@ class PaperIndex:
                         node.embedding = vector
                     bar.update(len(part))
             old = [n for n in batch if n.id_ in have]
+            stale: dict[str, dict] = {}
             if old:  # metadata-only changes: reuse stored vectors
-                vectors = self.collection.get(ids=[n.id_ for n in old], include=["embeddings"])
-                by_id = dict(zip(vectors["ids"], vectors["embeddings"]))
+                got = self.collection.get(ids=[n.id_ for n in old], include=["embeddings", "metadatas"])
+                stored_vectors = dict(zip(got["ids"], got["embeddings"]))
+                stale = dict(zip(got["ids"], got["metadatas"]))
                 for node in old:
-                    node.embedding = list(map(float, by_id[node.id_]))
-            self._upsert(batch)
+                    node.embedding = list(map(float, stored_vectors[node.id_]))
+            self._upsert(batch, stale)
         bar.close()
+        # catalogue changes that touch no chunk (authors merged from another listing)
+        self.catalog.upsert([p for pid, p in by_id.items() if pid not in written], counts)
         report.embedded_chunks = len(todo)
 
 

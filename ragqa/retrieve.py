@@ -104,7 +104,7 @@ class Searcher:
     def __init__(self, settings: Settings, index: PaperIndex, embedder: BaseEmbedding):
         self.settings, self.index, self.embedder = settings, index, embedder
         self._bm25 = None
-        self._bm25_count = -1
+        self._bm25_count: tuple[int, int] = (-1, -1)
         self._meta: dict[str, dict] = {}
         self._names: dict[str, list[str]] = {}
         self._corpus_text: tuple[str, str, str] | None = None
@@ -115,15 +115,13 @@ class Searcher:
 
     # -- cached views of the collection -------------------------------------------------
     def refresh(self) -> None:
-        count = self.index.count()
+        count = (self.index.count(), self.index.catalog.count())
         if count == self._bm25_count:
             return
         from llama_index.retrievers.bm25 import BM25Retriever
 
-        nodes = self.index.vector_store().get_nodes(node_ids=None)
-        self._meta = {}
-        for node in nodes:
-            self._meta.setdefault(node.metadata["paper_id"], node.metadata)
+        self._meta = self.index.papers()  # only catalogued papers exist for readers
+        nodes = [n for n in self.index.vector_store().get_nodes(node_ids=None) if n.metadata["paper_id"] in self._meta]
         self._corpus_text = self._tokens = None
         self._names = {}  # method names used as labels (DRAGON, JKOnet*), for name look-ups
         for pid, meta in self._meta.items():
@@ -335,6 +333,7 @@ class Searcher:
         cosine: dict[str, float] = {}
         for weight, ranked, is_dense in ((self.settings.dense_weight, dense, True), (self.settings.bm25_weight, sparse, False)):
             seen: set[str] = set()
+            ranked = [h for h in ranked if h.node.metadata["paper_id"] in self._meta]  # written since refresh, or orphaned
             for rank, hit in enumerate(ranked):
                 pid = hit.node.metadata["paper_id"]
                 if is_dense:
@@ -393,9 +392,10 @@ def search(
         else:
             notes.append("Chinese question searched untranslated (no LLM available): results may be poor")
     retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k)
+    records = searcher.paper_meta()
     hits = [
         Hit(paper_id=n.node.metadata["paper_id"], score=n.score or 0.0, relevance=n.node.metadata.pop("_relevance", None),
-            text=n.node.get_content(), meta=dict(n.node.metadata))
+            text=n.node.get_content(), meta={**records[n.node.metadata["paper_id"]], **n.node.metadata})
         for n in retriever.retrieve(query)
     ]
     # the user's own words too: a rewrite or translation may drop or expand the name

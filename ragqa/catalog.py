@@ -1,0 +1,133 @@
+"""The paper catalog: one SQLite row per indexed paper (record, abstract, text, chunk count) and
+its authors as a child table, next to the Chroma store. Chunks in Chroma carry only their own
+text and the few fields Chroma filters on; filters, stats and answers read paper records here.
+
+Stdlib sqlite3 in WAL mode: readers in other processes see each committed write. No embedding,
+no chunking, no Chroma.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+from .corpus import Paper
+from .errors import IndexMissingError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS papers (
+    paper_id TEXT PRIMARY KEY, label TEXT NOT NULL, title TEXT, venue TEXT, year INTEGER,
+    topic TEXT, status TEXT, track TEXT, authors_truncated INTEGER NOT NULL DEFAULT 0,
+    source_id TEXT, sources TEXT NOT NULL DEFAULT '[]', extra TEXT NOT NULL DEFAULT '{}',
+    abstract TEXT NOT NULL, text TEXT NOT NULL, n_chunks INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS authors (
+    paper_id TEXT NOT NULL REFERENCES papers(paper_id) ON DELETE CASCADE,
+    position INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (paper_id, position)
+);
+CREATE INDEX IF NOT EXISTS papers_source ON papers(source_id);
+CREATE INDEX IF NOT EXISTS papers_venue_year ON papers(venue, year);
+CREATE INDEX IF NOT EXISTS authors_name ON authors(name COLLATE NOCASE);
+"""
+_COLUMNS = ("paper_id", "label", "title", "venue", "year", "topic", "status", "track", "authors_truncated",
+            "source_id", "sources", "extra", "abstract", "text", "n_chunks")
+_PAGE = 900  # below SQLite's default limit of host parameters
+
+
+class Catalog:
+    """Paper records keyed by paper_id; every write is one transaction."""
+
+    def __init__(self, path: Path, create: bool = True):
+        self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise IndexMissingError(f"No paper catalog at {self.path}. Run 'ragqa ingest' (it rebuilds the catalog without re-embedding).")
+        if self.path.exists() and not self.path.is_file():
+            raise IndexMissingError(f"{self.path} is not a file. Move it away or set RAGQA_VECTORSTORE_DIR to another folder.")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        with self._db() as db:
+            db.executescript(_SCHEMA)
+
+    def _db(self) -> sqlite3.Connection:
+        """One connection per thread (the UI answers on worker threads)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            try:
+                db = sqlite3.connect(self.path, timeout=30)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA foreign_keys=ON")
+            except sqlite3.DatabaseError as exc:
+                raise IndexMissingError(f"The paper catalog {self.path} cannot be opened ({exc}). Delete it and run 'ragqa ingest'.") from None
+            db.row_factory = sqlite3.Row
+            self._local.db = db
+        return db
+
+    def upsert(self, papers: list[Paper], n_chunks: dict[str, int]) -> None:
+        """Insert or replace these papers' rows and author lists, all or nothing."""
+        if not papers:
+            return
+        rows = [_row(p, n_chunks[p.paper_id]) for p in papers]
+        with self._db() as db:
+            db.executemany(f"INSERT OR REPLACE INTO papers ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})", rows)
+            ids = [(p.paper_id,) for p in papers]
+            db.executemany("DELETE FROM authors WHERE paper_id = ?", ids)
+            db.executemany("INSERT INTO authors (paper_id, position, name) VALUES (?, ?, ?)",
+                           [(p.paper_id, i, name) for p in papers for i, name in enumerate(p.authors)])
+
+    def delete(self, paper_ids: list[str]) -> None:
+        with self._db() as db:
+            db.executemany("DELETE FROM papers WHERE paper_id = ?", [(pid,) for pid in paper_ids])
+
+    def count(self) -> int:
+        return self._db().execute("SELECT COUNT(*) FROM papers").fetchone()[0]
+
+    def get(self, paper_ids: list[str]) -> dict[str, tuple[Paper, int]]:
+        """paper_id -> (Paper, n_chunks) for the ids that have a row."""
+        out: dict[str, tuple[Paper, int]] = {}
+        for start in range(0, len(paper_ids), _PAGE):
+            part = paper_ids[start:start + _PAGE]
+            out.update(self._select(f"WHERE paper_id IN ({', '.join('?' * len(part))})", part))
+        return out
+
+    def with_source_ids(self, source_ids: list[str]) -> dict[str, tuple[Paper, int]]:
+        out: dict[str, tuple[Paper, int]] = {}
+        for start in range(0, len(source_ids), _PAGE):
+            part = source_ids[start:start + _PAGE]
+            out.update(self._select(f"WHERE source_id IN ({', '.join('?' * len(part))})", part))
+        return out
+
+    def all(self) -> dict[str, tuple[Paper, int]]:
+        return self._select("", [])
+
+    def chunk_counts(self) -> dict[str, int]:
+        return dict(self._db().execute("SELECT paper_id, n_chunks FROM papers").fetchall())
+
+    def _select(self, where: str, params: list) -> dict[str, tuple[Paper, int]]:
+        db = self._db()
+        rows = db.execute(f"SELECT * FROM papers {where} ORDER BY rowid", params).fetchall()
+        authors: dict[str, list[str]] = {}
+        ids = [r["paper_id"] for r in rows]
+        for start in range(0, len(ids), _PAGE):
+            part = ids[start:start + _PAGE]
+            for pid, name in db.execute(f"SELECT paper_id, name FROM authors WHERE paper_id IN ({', '.join('?' * len(part))}) "
+                                        "ORDER BY paper_id, position", part):
+                authors.setdefault(pid, []).append(name)
+        return {r["paper_id"]: (_paper(r, authors.get(r["paper_id"], [])), r["n_chunks"]) for r in rows}
+
+
+def _row(paper: Paper, n_chunks: int) -> tuple:
+    extra = dict(paper.extra)
+    return (paper.paper_id, paper.label, paper.title, paper.venue, paper.year, paper.topic,
+            extra.get("status"), extra.get("track"), int(paper.authors_truncated), paper.source_id,
+            json.dumps(list(paper.sources), ensure_ascii=False), json.dumps(extra, ensure_ascii=False),
+            paper.abstract, paper.text, n_chunks)
+
+
+def _paper(row: sqlite3.Row, authors: list[str]) -> Paper:
+    return Paper(
+        paper_id=row["paper_id"], abstract=row["abstract"], text=row["text"], label=row["label"],
+        venue=row["venue"], year=row["year"], topic=row["topic"], authors=tuple(authors),
+        authors_truncated=bool(row["authors_truncated"]), title=row["title"], source_id=row["source_id"],
+        extra=tuple(json.loads(row["extra"]).items()), sources=tuple(json.loads(row["sources"])),
+    )

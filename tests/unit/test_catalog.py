@@ -1,0 +1,125 @@
+"""The paper catalog: one record per paper next to the chunks (issue 18.6), migration from a store
+written before it, and what a kill between a row and its chunks leaves."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragqa.catalog import Catalog
+from ragqa.errors import IndexMissingError
+from ragqa.index import CHUNK_FIELDS, paper_metadata
+
+CHUNK_KEYS = set(CHUNK_FIELDS) | {"chunk", "n_chunks"}
+
+
+def _records(path, n, words=60, start=0):
+    rows = [{"id": f"r{i}", "title": f"Study {i}", "authors": ["Ann Lee", "Bo Chen"], "venue": "ICML", "year": 2024,
+             "abstract": " ".join(f"Sentence {j} of paper {i} about graph kernels and proteins." for j in range(words))}
+            for i in range(start, start + n)]
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    return path
+
+
+def test_chunks_carry_no_abstract_and_hits_still_carry_the_record(indexed):
+    index = indexed.index()
+    for _, meta in index.all_metadata():
+        assert not {"abstract", "text", "authors"} & set(meta)
+        assert {"paper_id", "venue", "n_chunks"} <= set(meta)
+    result = indexed.search("sparse autoencoders")
+    hit = result.hits[0]
+    assert hit.meta["abstract"] and hit.meta["text"] and hit.meta["authors"] is not None
+    assert index.catalog.count() == 95
+
+
+def test_chunk_metadata_does_not_grow_with_abstract_length(settings, tmp_path):
+    """A long abstract used to be copied into each of its chunks (store ~ length squared); now a
+    chunk's metadata is a fixed set of short fields, whatever the abstract's length."""
+    from ragqa.pipeline import Pipeline
+
+    pipeline = Pipeline(settings)
+    pipeline.ingest(pipeline.load([_records(tmp_path / "long.jsonl", 3, words=150)])[0], progress=False)
+    index = pipeline.index()
+    sizes = [len(json.dumps(m)) for _, m in index.all_metadata()]
+    assert index.count() > 3 * 10 and min(len(p.abstract) for p, _ in index.catalog.all().values()) > 8000
+    assert max(sizes) < 2500
+
+
+def test_an_absurd_abstract_is_skipped_with_a_message_and_others_index(settings, tmp_path):
+    from ragqa.pipeline import Pipeline
+
+    pipeline = Pipeline(settings.model_copy(update={"max_abstract_chars": 5000}))
+    path = _records(tmp_path / "mixed.jsonl", 2)
+    with path.open("a") as f:
+        f.write("\n" + json.dumps({"id": "huge", "title": "Huge", "abstract": "word " * 3000}))
+    result = pipeline.ingest(pipeline.load([path])[0], progress=False)
+    assert result.papers == 2 and pipeline.index().catalog.count() == 2
+    (line,) = result.skipped
+    assert "'huge'" in line and "14,999-character abstract" in line and "RAGQA_MAX_ABSTRACT_CHARS" in line
+
+
+def test_a_row_without_its_chunks_is_incomplete_and_repaired(indexed):
+    """A kill after the row is written and before the chunks land: the next ingest embeds them."""
+    index = indexed.index()
+    multi = next(pid for pid, m in index.papers().items() if m["n_chunks"] >= 2)
+    n = index.papers()[multi]["n_chunks"]
+    index.collection.delete(ids=[f"{multi}:{i}" for i in range(n)])
+    assert index.incomplete() == {multi: n}
+    assert multi not in {h.paper_id for h in indexed.search(index.papers()[multi]["text"][:200], k=20).hits}
+    result = indexed.ingest(indexed.load()[0], progress=False)
+    assert result.repaired_papers == 1 and result.embedded_chunks == n and index.incomplete() == {}
+
+
+def test_chunks_without_a_row_are_invisible_and_verify_removes_them(indexed, capsys, monkeypatch):
+    """A kill after a removal dropped the row and before the chunks went: readers never see the paper."""
+    from ragqa import cli
+
+    index = indexed.index()
+    pid, meta = next(iter(index.papers().items()))
+    index.catalog.delete([pid])
+    assert index.orphans() == [pid]
+    indexed.__dict__.pop("searcher", None)
+    assert pid not in {h.paper_id for h in indexed.search(meta["text"][:200], k=20).hits}
+    monkeypatch.setenv("RAGQA_VECTORSTORE_DIR", str(indexed.settings.vectorstore_dir))
+    monkeypatch.setenv("RAGQA_EMBED_MODEL", "hash")
+    assert cli.main(["ingest", "--verify"]) == 0
+    assert "without a catalog record" in capsys.readouterr().out
+    assert index.orphans() == [] and index.collection.get(where={"paper_id": pid})["ids"] == []
+
+
+def test_a_store_written_before_the_catalog_is_migrated_without_reembedding(indexed):
+    """Old layout: every chunk carried the whole record. Opening builds the catalog from it; the next
+    ingest rewrites the chunks' metadata (stored vectors reused) and embeds nothing."""
+    index = indexed.index()
+    papers = index.papers()
+    ids = [cid for cid, _ in index.all_metadata()]
+    got = index.collection.get(ids=ids, include=["metadatas"])
+    old = [{**m, **{k: v for k, v in paper_metadata(index.catalog.get([m["paper_id"]])[m["paper_id"]][0]).items()}}
+           for m in got["metadatas"]]
+    index.collection.update(ids=got["ids"], metadatas=old)
+    index.catalog.path.unlink()
+    for suffix in ("-wal", "-shm"):
+        index.catalog.path.with_name(index.catalog.path.name + suffix).unlink(missing_ok=True)
+    reopened = indexed.index()
+    assert reopened.catalog.count() == len(papers)
+    assert {pid: m["n_chunks"] for pid, m in reopened.papers().items()} == {pid: m["n_chunks"] for pid, m in papers.items()}
+    result = indexed.ingest(indexed.load()[0], progress=False)
+    assert result.embedded_chunks == 0 and result.new_papers == 0
+    assert all("abstract" not in m for _, m in reopened.all_metadata())
+
+
+def test_catalog_round_trips_a_paper_and_replaces_its_authors(tmp_path, bundled):
+    _, report = bundled
+    paper = next(p for p in report.papers if len(p.authors) >= 2)
+    catalog = Catalog(tmp_path / "c.sqlite")
+    catalog.upsert([paper], {paper.paper_id: 3})
+    assert catalog.get([paper.paper_id]) == {paper.paper_id: (paper, 3)}
+    fewer = paper.__class__(**{**paper.__dict__, "authors": paper.authors[:1]})
+    catalog.upsert([fewer], {paper.paper_id: 3})
+    assert catalog.get([paper.paper_id])[paper.paper_id][0].authors == paper.authors[:1]
+
+
+def test_a_folder_where_the_catalog_should_be_is_a_clear_error(tmp_path):
+    (tmp_path / "c.sqlite").mkdir()
+    with pytest.raises(IndexMissingError, match="not a file"):
+        Catalog(tmp_path / "c.sqlite")
