@@ -15,7 +15,7 @@ from .answer import (
 )
 from .answerability import assess
 from .clean import CJK
-from .compose import lead, list_items
+from .compose import author_text, lead, list_items
 from .intent import COUNT, LIST, classify
 from .retrieve import Filters, Hit, SearchResult, require_question, search
 from .rewrite import condense_question
@@ -72,10 +72,24 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         yield finish(Answer(question, abstain_text(result, settings), True, "abstain", why, retrieved=result.hits,
                             judgement=judgement.as_json() if judgement else {}))
 
+    if result.author and not result.author.name:  # an ambiguous surname or an author not indexed: say so, don't guess
+        timings["retrieve_s"] = round(time.perf_counter() - start, 3)
+        yield Event("retrieved", result=result, sources=[])
+        why = "unknown author" if result.author.unknown else "ambiguous author"
+        yield finish(Answer(question, author_text(result.author, question), True, "abstain", why, retrieved=result.hits))
+        return
     if result.missing_name:
         yield from abstain("unknown name")
         return
     form = classify(question)
+    if not result.names_topic:  # "What did X publish here?", "How many ICLR 2024 orals?": the filter is the answer
+        papers = pipeline.searcher.matching(result.filters)
+        ranked = [Hit.of_paper(pid, m, relevance=1.0) for pid, m in
+                  sorted(papers.items(), key=lambda kv: (-(kv[1].get("year") or 0), kv[1].get("label") or ""))]
+        qvec = pipeline.embedder.get_query_embedding(result.query)
+        yield from _list_answer(pipeline, question, form, ranked, ranked, qvec, start, timings, finish, result, None,
+                                filters=result.filters)
+        return
     earlier = _earlier_hits(pipeline, result, cited_before)
     qvec = pipeline.embedder.get_query_embedding(result.query)
     _, judgement = assess(pipeline.searcher, result, qvec, pipeline.calibration, earlier)
@@ -130,8 +144,9 @@ def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None
             for pid in dict.fromkeys(cited_before or []) if pid not in have and pid in meta][:2]
 
 
-def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement):
-    """Every accepted paper, one cited line each, streamed item by item."""
+def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement, filters=None):
+    """Every accepted paper (or, with `filters`, every paper the metadata filters match), one cited
+    line each, streamed item by item."""
     settings = pipeline.settings
     shown = ranked[: settings.list_max]
     sources = [Source(n=n, hit=h, evidence=()) for n, h in enumerate(shown, 1)]
@@ -140,14 +155,14 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
     by_n = {s.n: s for s in sources}
     sources = [replace(by_n[n], evidence=(sentence,)) for n, _, sentence in items]
     yield Event("retrieved", result=result, sources=sources)
-    text = lead(question, len(items), len(ranked) if len(ranked) > len(shown) else None)
+    text = lead(question, len(items), len(ranked) if len(ranked) > len(shown) else None, filters)
     timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("token", delta=text)
     for _, line, _ in items:
         yield Event("token", delta="\n- " + line)
         text += "\n- " + line
     yield finish(Answer(question, text, False, "list", "", citations=make_citations([n for n, _, _ in items], sources),
-                        retrieved=retrieved, form=form, judgement=judgement.as_json()))
+                        retrieved=retrieved, form=form, judgement=judgement.as_json() if judgement else {}))
 
 
 def ask(pipeline, question: str, **kwargs) -> Answer:

@@ -42,7 +42,7 @@ def _pipeline(args):
 def _filters(args):
     from .retrieve import Filters
 
-    return Filters(venue=args.venue, year=args.year, author=args.author, topic=args.topic)
+    return Filters(venue=args.venue, year=args.year, author=args.author, topic=args.topic, status=args.status)
 
 
 def _read_batch(path: str) -> list[dict]:
@@ -192,8 +192,9 @@ def _add_filters(p) -> None:
     p.add_argument("--k", type=_k, default=None, help="number of papers, 1-200 (search default 10; ask: 20 judged)")
     p.add_argument("--venue", help='e.g. "ICLR 2024"')
     p.add_argument("--year", type=int)
-    p.add_argument("--author", help="substring, case-insensitive")
+    p.add_argument("--author", help="full name or surname (else a part of a name), case-insensitive")
     p.add_argument("--topic", help="substring, case-insensitive")
+    p.add_argument("--status", help="oral / spotlight / poster, where the corpus records it")
     p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], help="retrieval mode (default hybrid)")
     p.add_argument("--json", action="store_true", help="JSON lines on stdout")
     p.add_argument("--batch", metavar="FILE", help='JSONL of {"id", "question", "history"?}; "-" = stdin')

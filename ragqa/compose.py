@@ -71,9 +71,34 @@ def list_items(question: str, question_vec, sources: list[Source], cache) -> lis
     return items
 
 
-def lead(question: str, count: int, total_listed: int | None = None) -> str:
-    if CJK.search(question):
+def lead(question: str, count: int, total_listed: int | None = None, filters=None) -> str:
+    """The sentence before a list: what was counted and how (a metadata filter, or relevance)."""
+    zh = CJK.search(question)
+    if filters is not None:
+        rule = ", ".join(f"{k} = {v}" for k, v in filters.active().items())
+        total = total_listed or count
+        if zh:
+            return f"共 {total} 篇已索引论文符合 {rule}" + (f"（显示前 {count} 篇）" if total > count else "") + "："
+        noun = "paper matches" if total == 1 else "papers match"
+        shown = f" (showing {count}, newest first)" if total > count else ", newest first"
+        return f"{total} indexed {noun} {rule}{shown}:"
+    if zh:
         return f"找到 {count} 篇相关的已索引论文（按相关度排序，原文摘录）："
     more = f" (showing {count} of {total_listed})" if total_listed and total_listed > count else ""
     noun = "paper" if count == 1 else "papers"
     return f"{count} indexed {noun} address this{more}, most relevant first (quoted from each abstract):"
+
+
+def author_text(match, question: str) -> str:
+    """An ambiguous surname -> the candidates; an author not indexed -> the closest spellings."""
+    zh = CJK.search(question)
+    if match.candidates:
+        names = ", ".join(f"{name} ({n} {'paper' if n == 1 else 'papers'})" for name, n in match.candidates[:8])
+        more = f" and {len(match.candidates) - 8} more" if len(match.candidates) > 8 else ""
+        if zh:
+            return f"已索引的作者中有多位姓 {match.span}：{names}{more}。请用全名再问一次。"
+        return f"Several indexed authors are named {match.span}: {names}{more}. Ask again with the full name."
+    near = f" Closest indexed names: {', '.join(match.closest)}." if match.closest else ""
+    if zh:
+        return f"没有 {match.span} 的已索引论文。" + (f"最接近的作者名：{', '.join(match.closest)}。" if match.closest else "")
+    return f"No indexed paper by {match.span}.{near}"

@@ -49,7 +49,7 @@ def paper_metadata(paper: Paper) -> dict:
         "authors": "; ".join(paper.authors), "authors_truncated": paper.authors_truncated,
         "source_id": paper.source_id or "", "sources": "; ".join(paper.sources),
         "extra": json.dumps(dict(paper.extra), ensure_ascii=False) if paper.extra else "",
-        "abstract": paper.abstract, "text": paper.text,
+        "status": dict(paper.extra).get("status", ""), "abstract": paper.abstract, "text": paper.text,
     }
 
 

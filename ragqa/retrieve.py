@@ -19,6 +19,7 @@ from .clean import CJK, method_name
 from .config import Settings
 from .errors import QueryError
 from .index import PaperIndex
+from .metadata import AuthorIndex, AuthorMatch, fold, names_a_topic, status_in
 from .rewrite import both_turns
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -38,6 +39,7 @@ class Filters:
     year: int | None = None
     author: str | None = None
     topic: str | None = None
+    status: str | None = None  # oral / spotlight / poster, where the corpus has it
 
     def active(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
@@ -81,6 +83,8 @@ class SearchResult:
     missing_name: str | None = None  # a method the question names that no indexed paper introduces / mentions
     missing_verb: str = ""  # "introduces" or "mentions"
     rewritten: bool = False  # a follow-up became a standalone question (not left as is, not searched with both turns)
+    author: "AuthorMatch | None" = None  # the author the question names (or an ambiguous / unknown one)
+    names_topic: bool = True  # False: the question asks only about metadata ("What did X publish here?")
 
     @property
     def top_relevance(self) -> float:
@@ -110,6 +114,7 @@ class Searcher:
         self._corpus_text: tuple[str, str, str] | None = None
         self._tokens: set[str] | None = None
         self._term_stats = None
+        self._authors: AuthorIndex | None = None
         self._sentences = None
         self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
 
@@ -132,7 +137,7 @@ class Searcher:
             if name and " " not in name:
                 self._names.setdefault(name.lower(), []).append(pid)
         self._bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(len(nodes), self.settings.candidates * 4)) if nodes else None
-        self._term_stats = None
+        self._term_stats = self._authors = None
         self._bm25_count = count
 
     def paper_meta(self) -> dict[str, dict]:
@@ -177,18 +182,52 @@ class Searcher:
             filters = replace(filters, venue=venues[filters.venue.lower()])
         if filters.year is not None and filters.year not in self.years():
             raise QueryError(f"No indexed papers from year {filters.year}. Indexed years: {', '.join(map(str, self.years()))}.")
-        for name in ("author", "topic"):
+        for name in ("author", "topic", "status"):
             value = getattr(filters, name)
             if value and not self._matching(name, value):
                 raise QueryError(f"No indexed paper has {name} matching {value!r}. Check the spelling or drop --{name}.")
         return filters
 
     def _matching(self, name: str, value: str) -> set[str]:
-        needle = value.lower()
-        return {pid for pid, m in self.paper_meta().items() if needle in (m.get(name + "s" if name == "author" else name) or "").lower()}
+        """Papers whose field matches: an author by full name or surname (else a part of the name),
+        a topic by substring, a status exactly; case and accents ignored."""
+        needle = fold(value)
+        metas = self.paper_meta().items()
+        if name == "status":
+            return {pid for pid, m in metas if fold(m.get("status") or "") == needle}
+        if name == "topic":
+            return {pid for pid, m in metas if needle in fold(m.get("topic") or "")}
+        names = {pid: [fold(a) for a in (m.get("authors") or "").split("; ") if a] for pid, m in metas}
+        exact = {pid for pid, authors in names.items() if any(needle in (a, a.split()[-1]) for a in authors)}
+        return exact or {pid for pid, authors in names.items() if any(needle in a for a in authors)}
 
-    def filters_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str]]:
-        """Venue/year named in the question become filters unless given explicitly."""
+    def authors(self) -> AuthorIndex:
+        self.refresh()
+        if self._authors is None:
+            self._authors = AuthorIndex(self._meta)
+        return self._authors
+
+    def statuses(self) -> set[str]:
+        return {m["status"] for m in self.paper_meta().values() if m.get("status")}
+
+    def filters_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str], AuthorMatch | None]:
+        """Venue, year, author and status named in the question become filters unless given
+        explicitly. -> (filters, notes, the author match: also an ambiguous or unknown name)."""
+        filters, notes = self._venue_from_question(question, filters)
+        author = None
+        if not filters.author:
+            author = self.authors().find(question)
+            if author and author.name:
+                filters = replace(filters, author=author.name)
+                notes.append(f"filter from question: author={author.name}")
+        if not filters.status:
+            status = status_in(question, self.statuses())
+            if status:
+                filters = replace(filters, status=status)
+                notes.append(f"filter from question: status={status}")
+        return filters, notes, author
+
+    def _venue_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str]]:
         notes: list[str] = []
         if filters.venue or filters.year:
             return filters, notes
@@ -209,6 +248,11 @@ class Searcher:
             return replace(filters, year=years[0]), notes
         return filters, notes
 
+    def matching(self, filters: Filters) -> dict[str, dict]:
+        """paper_id -> record of every paper the filters admit."""
+        allowed = self._allowed(filters)
+        return {pid: m for pid, m in self.paper_meta().items() if allowed is None or pid in allowed}
+
     def _allowed(self, filters: Filters) -> set[str] | None:
         if not filters.active():
             return None
@@ -217,7 +261,7 @@ class Searcher:
             allowed &= {p for p, m in self._meta.items() if m.get("venue") == filters.venue}
         if filters.year is not None:
             allowed &= {p for p, m in self._meta.items() if int(m.get("year") or 0) == filters.year}
-        for name in ("author", "topic"):
+        for name in ("author", "topic", "status"):
             if getattr(filters, name):
                 allowed &= self._matching(name, getattr(filters, name))
         return allowed
@@ -229,7 +273,7 @@ class Searcher:
             conditions.append(MetadataFilter(key="venue", value=filters.venue))
         if filters.year is not None:
             conditions.append(MetadataFilter(key="year", value=filters.year))
-        if (filters.author or filters.topic) and allowed is not None:
+        if (filters.author or filters.topic or filters.status) and allowed is not None:
             conditions.append(MetadataFilter(key="paper_id", value=sorted(allowed) or ["-"], operator=FilterOperator.IN))
         retriever = self._vector_index.as_retriever(
             similarity_top_k=self.settings.candidates,
@@ -375,9 +419,12 @@ def search(
     question = require_question(question)
     filters = filters or Filters()
     notes: list[str] = []
+    author = None
     if auto_filters:
-        filters, notes = searcher.filters_from_question(question, filters)
+        filters, notes, author = searcher.filters_from_question(question, filters)
     filters = searcher.check_filters(filters)
+    spans = [author.span if author else "", *(str(v) for v in filters.active().values())]
+    topical = names_a_topic(question, spans)
     query, rewritten = question, False
     if history:
         fallback = both_turns(history, question)
@@ -405,5 +452,6 @@ def search(
     if name:
         notes.append(f"no indexed paper {verb} {name}")
     return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes,
-                        missing_name=name, missing_verb=verb, rewritten=rewritten)
+                        missing_name=name, missing_verb=verb, rewritten=rewritten, author=author,
+                        names_topic=topical or not filters.active() or bool(history))
 

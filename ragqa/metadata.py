@@ -1,0 +1,125 @@
+"""Metadata named in a question -> filters, matched against the values the index holds (not a
+fixed list): authors (full name, or a surname that is unambiguous in the collection, "X et al.",
+"X's papers", names inside Chinese questions) and presentation status (oral / spotlight / poster).
+
+Venue and year are parsed in retrieve.py; topics are left to retrieval. No ranking here.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# A surname alone becomes an author only after a cue that makes it one: a weak cue ("by Bengio")
+# only for a surname that is no word of the indexed texts ("improved by Adam", "the Long context"),
+# a strong cue ("Bengio et al.", "Bengio's papers", "Bengio 等") for any surname. Surnames are
+# title-case words (not GAN, LoRA).
+_SURNAME = r"(?P<a>[A-Z][a-z\u00c0-\u024f'’-]+)"
+_WEAK_CUES = (rf"\bby\s+(?:Prof(?:essor)?\.?\s+|Dr\.?\s+)?{_SURNAME}(?!\s*[A-Z])",)
+_CUES = (
+    rf"{_SURNAME}\s+(?:et al\b|and (?:colleagues|co-?authors|collaborators))",
+    rf"{_SURNAME}['’]s\s+(?:papers?|work|works|research|group|lab|publications?)",
+    rf"{_SURNAME}\s*(?:等人|等)",
+)
+# Cues strong enough to say "no indexed paper by X" when X is no indexed author.
+_STRONG = (
+    r"\b(?:papers?|works?|publications?|research|articles?)\s+(?:written\s+)?by\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})",
+    r"\b(?:did|has|have)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+(?:publish|write|author|present)",
+    r"(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+et al\b",
+)
+_STATUS = {"oral": r"\borals?\b|口头报告", "spotlight": r"\bspotlights?\b|亮点论文", "poster": r"\bposters?\b|海报"}
+# The wording of a request about the collection itself, which names no topic.
+FRAME_WORDS = set("""
+a an the and or of in on at to for from by with about here there this that these those it its any all every each
+what which who whom whose how many much is are was were be been do does did has have had can could would should
+papers paper works work publications publication articles article studies study research list show give find me
+tell name count number published publish wrote write written authored author authors coauthored present presented
+collection index library indexed corpus their his her they them he she et al colleagues coauthors co-authors
+oral orals spotlight spotlights poster posters track accepted as total please papers' lab group
+""".split())
+
+
+def fold(name: str) -> str:
+    """Case and accents ignored: "Schölkopf" = "scholkopf"."""
+    name = unicodedata.normalize("NFKD", name)
+    return re.sub(r"\s+", " ", "".join(c for c in name if not unicodedata.combining(c))).strip().lower()
+
+
+@dataclass(frozen=True)
+class AuthorMatch:
+    span: str  # the words of the question that name the author
+    name: str | None = None  # the indexed author's full name, when exactly one matches
+    candidates: tuple[tuple[str, int], ...] = ()  # several indexed authors share the surname: (name, papers)
+    closest: tuple[str, ...] = ()  # no indexed author has this name: the nearest spellings
+
+    @property
+    def unknown(self) -> bool:
+        return self.name is None and not self.candidates
+
+
+class AuthorIndex:
+    """Full names and surnames of every indexed author, with their paper counts."""
+
+    def __init__(self, papers: dict[str, dict]):
+        self.vocabulary = {w for m in papers.values() for w in re.findall(r"[a-z]+", (m.get("text") or "").lower())}
+        self.papers: dict[str, int] = {}
+        spelling: dict[str, str] = {}
+        for meta in papers.values():
+            for name in dict.fromkeys(a for a in (meta.get("authors") or "").split("; ") if a.strip()):
+                key = fold(name)
+                spelling.setdefault(key, name)
+                self.papers[spelling[key]] = self.papers.get(spelling[key], 0) + 1
+        self.full = {fold(n): n for n in self.papers}
+        self.surnames: dict[str, list[str]] = {}
+        for name in self.papers:
+            self.surnames.setdefault(fold(name.split()[-1]), []).append(name)
+
+    def find(self, question: str) -> AuthorMatch | None:
+        """The author the question names, an ambiguous surname, or a strongly cued unknown name."""
+        words = re.findall(r"[^\W\d_][\w'’.-]*", question)
+        any_case = question == question.lower()  # "yoshua bengio" in an all-lowercase question
+        for n in (4, 3, 2):  # full names first, longest first
+            for i in range(len(words) - n + 1):
+                span = " ".join(words[i:i + n]).rstrip(".'’")
+                if fold(span) in self.full and (any_case or all(w[0].isupper() for w in words[i:i + n])):
+                    return AuthorMatch(span, self.full[fold(span)])
+        for cue, weak in [(c, False) for c in _CUES] + [(c, True) for c in _WEAK_CUES]:
+            for m in re.finditer(cue, question):
+                word = m["a"].rstrip(".'’")
+                names = self.surnames.get(fold(word))
+                if not names or (weak and fold(word) in self.vocabulary):
+                    continue
+                if len(names) == 1:
+                    return AuthorMatch(word, names[0])
+                ranked = sorted(names, key=lambda a: (-self.papers[a], a))
+                return AuthorMatch(word, candidates=tuple((a, self.papers[a]) for a in ranked))
+        for cue in _STRONG:
+            m = re.search(cue, question)
+            if m and not (set(fold(m["a"]).split()) & FRAME_WORDS):
+                span = m["a"].rstrip(".'’")
+                pool = list(self.full) + list(self.surnames)
+                near = difflib.get_close_matches(fold(span), pool, n=5, cutoff=0.75)
+                closest = tuple(dict.fromkeys(self.full.get(k) or self.surnames[k][0] for k in near))
+                return AuthorMatch(span, closest=closest[:3])
+        return None
+
+
+def status_in(question: str, statuses: set[str]) -> str | None:
+    """The presentation status the question names, spelled as the index holds it, if it holds it."""
+    held = {s.lower(): s for s in statuses}
+    for status, pattern in _STATUS.items():
+        if status in held and re.search(pattern, question, re.I):
+            return held[status]
+    return None
+
+
+def names_a_topic(question: str, spans: list[str]) -> bool:
+    """Whether anything but metadata and request wording is left once the matched spans go:
+    "What did Yoshua Bengio publish here?" names no topic; "Bengio's papers on causality" does."""
+    rest = question
+    for span in sorted(filter(None, spans), key=len, reverse=True):
+        rest = re.sub(re.escape(span), " ", rest, flags=re.I)
+    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等", " ", rest)
+    words = re.findall(r"[^\W_]+", rest.lower())
+    return any(w not in FRAME_WORDS and not w.isdigit() and len(w) > 1 for w in words)

@@ -1,0 +1,105 @@
+"""Metadata named in a question: the parser (table), and the answers it leads to on the bundled
+papers, with gold counted from data/metadata/titles.jsonl directly (not by the code under test)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragqa.ask import ask
+from ragqa.metadata import AuthorIndex, names_a_topic, status_in
+from tests.fakes import ScriptedLLM
+
+PAPERS = {"a": {"authors": "Yoshua Bengio; Ann Lee", "text": "We train with Adam on long contexts."},
+          "b": {"authors": "Yoshua Bengio"}, "c": {"authors": "Bo Chen; Wei Chen; Sam Long"},
+          "d": {"authors": "Bernhard Schölkopf; Kim Adam; Li Gan"}}
+
+
+@pytest.mark.parametrize("question, name, candidates, topical", [
+    ("What did Yoshua Bengio publish here?", "Yoshua Bengio", 0, False),
+    ("what did yoshua bengio publish here?", "Yoshua Bengio", 0, False),
+    ("Bengio's papers on causality", "Yoshua Bengio", 0, True),
+    ("Which papers are by Bengio et al.?", "Yoshua Bengio", 0, False),
+    ("work by Scholkopf", "Bernhard Schölkopf", 0, False),
+    ("Adam et al. on optimisers", "Kim Adam", 0, True),
+    ("Yoshua Bengio 发表了哪些论文？", "Yoshua Bengio", 0, False),
+    ("Bengio 等人关于因果推断的论文", "Yoshua Bengio", 0, True),
+    ("papers by Chen", None, 2, False),
+    ("Chen et al. on graph neural networks", None, 2, True),
+])
+def test_author_named_in_a_question(question, name, candidates, topical):
+    match = AuthorIndex(PAPERS).find(question)
+    assert match.name == name and len(match.candidates) == candidates
+    assert names_a_topic(question, [match.span]) is topical
+
+
+@pytest.mark.parametrize("question", [
+    "Which papers study diffusion models?", "methods improved by LoRA", "Is there work on Long context?",
+    "What is the robustness of Transformers?", "yoshua's favourite methods",
+    "Which methods are improved by Adam?", "robustness of GAN training", "papers on Long sequences", "Which papers were trained by Adam et"
+])
+def test_no_author_where_none_is_named(question):
+    assert AuthorIndex(PAPERS).find(question) is None
+
+
+def test_an_unknown_author_gets_the_closest_spellings():
+    match = AuthorIndex(PAPERS).find("Which papers by Yoshua Bengoi are indexed?")
+    assert match.unknown and match.closest == ("Yoshua Bengio",)
+    assert AuthorIndex(PAPERS).find("papers by Geoffrey Hinton").unknown
+
+
+@pytest.mark.parametrize("question, status", [
+    ("Which ICLR 2024 orals study robustness?", "Oral"), ("list the spotlight papers", "Spotlight"),
+    ("哪些口头报告论文研究扩散模型？", "Oral"), ("Which papers study posterior sampling?", None),
+])
+def test_status_named_in_a_question(question, status):
+    assert status_in(question, {"Oral", "Spotlight", "Poster"}) == status
+
+
+@pytest.fixture()
+def llm():
+    return ScriptedLLM(["An answer [1]."])
+
+
+@pytest.fixture()
+def pipeline(settings, llm):
+    from ragqa.pipeline import Pipeline
+
+    pipeline = Pipeline(settings, llm=llm, fast_llm=llm)
+    pipeline.ingest(pipeline.load()[0], progress=False)
+    return pipeline
+
+
+def _gold_by(author: str) -> int:
+    rows = [json.loads(line) for line in Path("data/metadata/titles.jsonl").read_text().splitlines()]
+    return len({r["abstract_prefix"] for r in rows if author in r.get("authors", [])})
+
+
+def test_what_an_author_published_lists_exactly_their_papers(pipeline, llm):
+    answer = ask(pipeline, "What did David Bau publish here?")
+    assert not answer.abstained and answer.mode == "list"
+    assert "author=David Bau" in " ".join(answer.notes)
+    gold = _gold_by("David Bau")
+    assert gold >= 2 and len(answer.citations) == gold
+    assert all("David Bau" in c.authors for c in answer.citations)
+    assert answer.text.startswith(f"{gold} indexed papers match author = David Bau")
+    assert llm.prompts == []  # metadata answers need no LLM
+
+
+def test_how_many_orals_counts_the_status_exactly(pipeline, llm):
+    answer = ask(pipeline, "How many oral papers are indexed?")
+    rows = [json.loads(line) for line in Path("data/metadata/titles.jsonl").read_text().splitlines()]
+    gold = len({r["abstract_prefix"] for r in rows if r.get("status") == "Oral"})
+    assert answer.text.startswith(f"{gold} indexed papers match status = Oral") and len(answer.citations) == gold
+
+
+def test_an_ambiguous_surname_lists_the_candidates_instead_of_guessing(pipeline, llm):
+    answer = ask(pipeline, "Which papers are by Liu et al.?")
+    assert answer.abstained and answer.why == "ambiguous author"
+    assert "Yang Liu (3 papers)" in answer.text and "full name" in answer.text
+
+
+def test_an_unknown_author_says_so(pipeline, llm):
+    answer = ask(pipeline, "What papers by Geoffrey Hinton are indexed?")
+    assert answer.abstained and answer.why == "unknown author" and "No indexed paper by Geoffrey Hinton" in answer.text
