@@ -57,6 +57,9 @@ def add_eval_command(sub) -> None:
     g.add_argument("--out", type=Path, default=Path("evals/datasets/generated.jsonl"))
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--fast", action="store_true", help="write questions with the small model")
+    m = ev.add_parser("metadata", help="metadata/aggregate questions: exact counts, listed-set F1, nDCG@10, ambiguous/unknown authors")
+    m.add_argument("--dataset", type=Path, default=ROOT / "evals" / "datasets" / "metadata.jsonl")
+    m.add_argument("--out", type=Path, default=None, help="also write the per-question rows here")
     f = ev.add_parser("facts", help="fact recall of the answers in an earlier answer report")
     f.add_argument("--dataset", type=Path, required=True)
     f.add_argument("--report", type=Path, required=True)
@@ -147,6 +150,14 @@ def run(args) -> int:
 
         path = compare(args)
         print(f"report: {path}")
+        return 0
+    if args.eval_command == "metadata":
+        from .metadata import load_metadata_questions, run_metadata
+
+        result = run_metadata(Pipeline(_settings()), load_metadata_questions(args.dataset))
+        if args.out:
+            args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
+        print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=1))
         return 0
     if args.eval_command == "facts":
         from .answers import rescore_facts

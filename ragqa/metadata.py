@@ -15,7 +15,7 @@ from dataclasses import dataclass
 # only for a surname that is no word of the indexed texts ("improved by Adam", "the Long context"),
 # a strong cue ("Bengio et al.", "Bengio's papers", "Bengio 等") for any surname. Surnames are
 # title-case words (not GAN, LoRA).
-_SURNAME = r"(?P<a>[A-Z][a-z\u00c0-\u024f'’-]+)"
+_SURNAME = r"(?P<a>[A-Z][a-z\u00c0-\u024f'’-]*[a-z\u00c0-\u024f])(?![\w-])"  # the whole word: not "Fei" of "Fei-Fei"
 _WEAK_CUES = (rf"\bby\s+(?:Prof(?:essor)?\.?\s+|Dr\.?\s+)?{_SURNAME}(?!\s*[A-Z])",)
 _CUES = (
     rf"{_SURNAME}\s+(?:et al\b|and (?:colleagues|co-?authors|collaborators))",
@@ -77,7 +77,7 @@ class AuthorIndex:
 
     def find(self, question: str) -> AuthorMatch | None:
         """The author the question names, an ambiguous surname, or a strongly cued unknown name."""
-        words = re.findall(r"[^\W\d_][\w'’.-]*", question)
+        words = [re.sub(r"['’]s$", "", w) for w in re.findall(r"[^\W\d_][\w'’.-]*", question)]  # "Chen Zhu's" -> Chen Zhu
         any_case = question == question.lower()  # "yoshua bengio" in an all-lowercase question
         for n in (4, 3, 2):  # full names first, longest first
             for i in range(len(words) - n + 1):

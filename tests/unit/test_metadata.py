@@ -23,6 +23,7 @@ PAPERS = {"a": {"authors": "Yoshua Bengio; Ann Lee", "text": "We train with Adam
     ("Which papers are by Bengio et al.?", "Yoshua Bengio", 0, False),
     ("work by Scholkopf", "Bernhard Schölkopf", 0, False),
     ("Adam et al. on optimisers", "Kim Adam", 0, True),
+    ("Show me Bernhard Schölkopf's papers.", "Bernhard Schölkopf", 0, False),
     ("Yoshua Bengio 发表了哪些论文？", "Yoshua Bengio", 0, False),
     ("Bengio 等人关于因果推断的论文", "Yoshua Bengio", 0, True),
     ("papers by Chen", None, 2, False),
@@ -47,6 +48,7 @@ def test_an_unknown_author_gets_the_closest_spellings():
     match = AuthorIndex(PAPERS).find("Which papers by Yoshua Bengoi are indexed?")
     assert match.unknown and match.closest == ("Yoshua Bengio",)
     assert AuthorIndex(PAPERS).find("papers by Geoffrey Hinton").unknown
+    assert AuthorIndex({**PAPERS, "e": {"authors": "Hao Fei; Bo Li"}}).find("What papers by Fei-Fei Li are indexed?").unknown
 
 
 @pytest.mark.parametrize("question, status", [
