@@ -15,7 +15,8 @@ from .errors import RagqaError
 
 def json_line(obj) -> str:
     """One JSON line; U+2028/U+2029 from source text are escaped, so line-splitting readers see one line."""
-    return json.dumps(obj, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return (json.dumps(obj, ensure_ascii=False)
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085"))
 
 
 def _err(message: str) -> None:
@@ -46,19 +47,34 @@ def _filters(args):
 
 
 def _read_batch(path: str) -> list[dict]:
+    """{"id"?, "question": text, "history"?: [text, ...]} per line; anything else is a one-line QueryError."""
     from .errors import QueryError
 
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(path).read_bytes().decode("utf-8-sig")
+        except FileNotFoundError:
+            raise QueryError(f"{path}: no such batch file. Give a JSONL file of {{\"id\", \"question\"}} lines, or - for stdin.") from None
+        except IsADirectoryError:
+            raise QueryError(f"{path} is a folder. Give a JSONL file of {{\"id\", \"question\"}} lines.") from None
+        except UnicodeDecodeError as exc:
+            raise QueryError(f"{path}: not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}). Re-save it as UTF-8.") from None
     rows = []
-    source = sys.stdin if path == "-" else open(path, encoding="utf-8")
-    for number, line in enumerate(source, 1):
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise QueryError(f"{path} line {number}: invalid JSON ({exc.msg}). One object per line: {{\"id\", \"question\"}}.") from None
-        if not isinstance(row, dict) or not str(row.get("question") or "").strip():
-            raise QueryError(f"{path} line {number}: no 'question'. Each line needs {{\"id\", \"question\", \"history\"?}}.")
+        except (ValueError, RecursionError) as exc:
+            raise QueryError(f"{path} line {number}: invalid JSON ({getattr(exc, 'msg', None) or type(exc).__name__}). "
+                             f"One object per line: {{\"id\", \"question\"}}.") from None
+        if not isinstance(row, dict) or not isinstance(row.get("question"), str) or not row["question"].strip():
+            raise QueryError(f"{path} line {number}: 'question' must be non-empty text. Each line needs {{\"id\", \"question\", \"history\"?}}.")
+        history = row.get("history")
+        if history is not None and (not isinstance(history, list) or not all(isinstance(h, str) for h in history)):
+            raise QueryError(f"{path} line {number}: 'history' must be a list of earlier questions (text).")
         row.setdefault("id", str(number))
         rows.append(row)
     return rows

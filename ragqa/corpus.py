@@ -1,4 +1,5 @@
-"""Listing files (venue lists, search pages, JSONL, CSV) -> cleaned, merged Paper records.
+"""Listing files (venue lists, search pages, JSONL, CSV) and, through formats.py, BibTeX, RIS,
+arXiv and OpenReview files -> cleaned, merged Paper records.
 
 Reading and cleaning only: no embedding, no storage. Bad records are skipped with a reason;
 a file that cannot be read at all raises ListingError.
@@ -16,13 +17,11 @@ from pathlib import Path
 
 from .clean import clean_text, corpus_vocabulary, dehyphenate, make_label
 from .errors import ListingError
+from .formats import SUFFIX_FORMATS, SUPPORTED, detect_format, read_records
 
 VENUE_LIST_MARK = "论文列表"  # "paper list": header "<Venue> <Year> 论文列表", abstracts only
 SEARCH_PAGE_MARK = "论文检索"  # "paper search": topic?, authors, abstract per record
 ET_AL_MARK = "等"  # "et al.": the author list was cut
-TEXT_SUFFIXES = {".txt"}
-JSONL_SUFFIXES = {".jsonl", ".json", ".ndjson"}
-CSV_SUFFIXES = {".csv", ".tsv"}
 
 
 @dataclass(frozen=True)
@@ -71,20 +70,41 @@ def paper_id_for(abstract: str) -> str:
 
 
 def read_text_file(path: Path) -> str:
-    """Decoded UTF-8 text; empty, binary or non-UTF-8 files raise ListingError with the fix."""
+    """Decoded UTF-8 or UTF-16 text; missing, empty, binary or other-encoding files raise ListingError."""
+    if not path.exists():
+        raise ListingError(f"{path}: no such file or folder. Check the path.")
     if not path.is_file():
-        raise ListingError(f"{path}: no such file. Check the path.")
+        raise ListingError(f"{path}: not a file. Give a file, or a folder of {SUPPORTED} files.")
     data = path.read_bytes()
-    if not data.strip():
-        raise ListingError(f"{path}: the file is empty. Nothing to ingest.")
-    if b"\x00" in data[:8192]:
-        raise ListingError(f"{path}: binary file, not a listing. Give a .txt, .jsonl or .csv file.")
+    binary = ListingError(f"{path}: binary file, not a listing. Give {SUPPORTED} files.")
+    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else _utf16_without_bom(data[:8192])
+    if encoding is None and b"\x00" in data[:8192]:
+        raise binary
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode(encoding or "utf-8-sig")
     except UnicodeDecodeError as exc:
+        if encoding:
+            raise binary from None
         raise ListingError(
             f"{path}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}). Re-save it as UTF-8."
         ) from None
+    if "\x00" in text:
+        raise binary
+    if not text.strip():
+        raise ListingError(f"{path}: the file is empty. Nothing to ingest.")
+    return text
+
+
+def _utf16_without_bom(sample: bytes) -> str | None:
+    """UTF-16 saved without a BOM: mostly-ASCII text has a NUL in every other byte."""
+    even, odd = sample[0::2], sample[1::2]
+    if len(sample) < 4:
+        return None
+    if odd.count(0) > 0.3 * len(odd) and even.count(0) < 0.05 * len(even):
+        return "utf-16-le"
+    if even.count(0) > 0.3 * len(even) and odd.count(0) < 0.05 * len(odd):
+        return "utf-16-be"
+    return None
 
 
 def load_manifest(data_dir: Path) -> dict[str, dict]:
@@ -212,15 +232,33 @@ def _topic_and_authors(lines: list[str]) -> tuple[str | None, tuple[str, ...], b
 _RECORD_FIELDS = {"id", "title", "authors", "abstract", "venue", "year", "topic", "text"}
 
 
+def _text_field(record: dict, *names: str) -> str:
+    """A text field as a string; a list, dict or number where text belongs skips the record.
+    Lone surrogates (from "\\ud800" escapes) become U+FFFD, so the store can encode them."""
+    for name in names:
+        value = record.get(name)
+        if value in (None, ""):
+            continue
+        if not isinstance(value, str):
+            raise ValueError(f"'{name}' must be text, got {type(value).__name__}")
+        return _SURROGATE.sub("\ufffd", value)
+    return ""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _record_to_paper(record: dict, source: str) -> Paper:
-    abstract = str(record.get("abstract") or record.get("text") or "").strip()
+    abstract = _text_field(record, "abstract", "text").strip()
     if not abstract:
         raise ValueError("no abstract")
     authors = record.get("authors") or ()
     if isinstance(authors, str):
-        authors, truncated = _split_authors(authors)
-    else:
+        authors, truncated = _split_authors(_text_field(record, "authors"))
+    elif isinstance(authors, (list, tuple)):
         authors, truncated = tuple(str(a).strip() for a in authors if str(a).strip()), False
+    else:
+        raise ValueError(f"'authors' must be a list of names or text, got {type(authors).__name__}")
     venue = str(record.get("venue") or "").strip() or None
     year_raw = record.get("year")
     try:
@@ -237,7 +275,7 @@ def _record_to_paper(record: dict, source: str) -> Paper:
         for k, v in record.items()
         if k not in _RECORD_FIELDS | {"primary_area"} and v not in (None, "", [])
     )
-    title = str(record.get("title") or "").strip() or None
+    title = _text_field(record, "title").strip() or None
     return _make_paper(
         abstract, source, venue=venue, year=year, topic=str(topic) if topic else None,
         authors=authors, authors_truncated=truncated, title=title,
@@ -268,45 +306,67 @@ def _load_records(records, source: str) -> LoadReport:
 
 
 def _jsonl_records(text: str):
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028 may sit inside a string
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield f"line {number}", f"invalid JSON ({exc.msg})"
+        except (ValueError, RecursionError) as exc:  # also too deep, or an integer past Python's digit limit
+            yield f"line {number}", f"invalid JSON ({getattr(exc, 'msg', None) or type(exc).__name__})"
             continue
         yield f"line {number}", record if isinstance(record, dict) else "not a JSON object"
 
 
 def _csv_records(text: str, delimiter: str):
-    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
-    if not reader.fieldnames or "abstract" not in reader.fieldnames:
-        raise ListingError(f"CSV header has no 'abstract' column (got {reader.fieldnames}). Columns: id, title, authors, abstract, venue, year.")
-    for number, row in enumerate(reader, 2):
-        yield f"line {number}", row
+    """Rows with the line each starts on; CR or CRLF line ends; fields of any length."""
+    csv.field_size_limit(2**31 - 1)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        fields = reader.fieldnames
+    except csv.Error as exc:
+        raise ListingError(f"CSV header unreadable ({exc}). Save it as plain CSV.") from None
+    if not fields or "abstract" not in fields:
+        raise ListingError(f"CSV header has no 'abstract' column (got {fields}). Columns: id, title, authors, abstract, venue, year.")
+    start = reader.line_num + 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield f"line {start}", f"unreadable CSV row ({exc})"
+            start = reader.line_num + 1
+            continue
+        yield f"line {start}", row
+        start = reader.line_num + 1
 
 
 def load_file(path: Path, manifest: dict[str, dict] | None = None) -> LoadReport:
-    """Any supported file -> LoadReport (papers not yet merged across files)."""
+    """Any supported file -> LoadReport (papers not yet merged across files). The format comes from
+    the content (formats.detect_format): a .bib saved as .txt is still read as BibTeX."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in TEXT_SUFFIXES | JSONL_SUFFIXES | CSV_SUFFIXES:
-        raise ListingError(f"{path}: unknown format {suffix or '(no extension)'}. Use .txt listings, .jsonl or .csv.")
+    if path.exists() and suffix not in SUFFIX_FORMATS:
+        raise ListingError(f"{path}: unknown format {suffix or '(no extension)'}. Use {SUPPORTED} files.")
     text = read_text_file(path)
     source = path.name
-    if suffix in TEXT_SUFFIXES:
+    fmt = detect_format(text, path.name)
+    if fmt == "listing":
         return parse_listing(text, source, (manifest or {}).get(path.name))
-    if suffix in JSONL_SUFFIXES:
-        if suffix == ".json" and text.lstrip().startswith("["):
-            try:
-                rows = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ListingError(f"{path}: invalid JSON ({exc.msg}). Use one JSON object per line.") from None
-            return _load_records(((f"item {i}", r if isinstance(r, dict) else "not a JSON object") for i, r in enumerate(rows)), source)
+    if fmt == "json":
+        try:
+            rows = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise ListingError(f"{path}: invalid JSON ({getattr(exc, 'msg', None) or type(exc).__name__}). Use one JSON object per line.") from None
+        rows = rows if isinstance(rows, list) else [rows]
+        return _load_records(((f"item {i}", r if isinstance(r, dict) else "not a JSON object") for i, r in enumerate(rows)), source)
+    if fmt == "jsonl":
         return _load_records(_jsonl_records(text), source)
     try:
-        return _load_records(_csv_records(text, "\t" if suffix == ".tsv" else ","), source)
+        if fmt in ("csv", "tsv"):
+            return _load_records(_csv_records(text, "\t" if fmt == "tsv" else ","), source)
+        return _load_records(read_records(text, fmt), source)
     except ListingError as exc:
         raise ListingError(f"{path}: {exc}") from None
 
@@ -337,17 +397,22 @@ def merge_all(papers: list[Paper]) -> list[Paper]:
 
 
 def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None) -> tuple[LoadReport, list[str]]:
-    """Files or folders -> one merged LoadReport, plus one-line errors for unreadable files."""
+    """Files or folders -> one merged LoadReport, plus one-line errors for unreadable files and for
+    files of other formats in a folder (subfolders and hidden files are left alone)."""
     files: list[Path] = []
+    errors: list[str] = []
     for path in map(Path, paths):
-        if path.is_dir():
-            files += sorted(
-                p for p in path.iterdir()
-                if p.suffix.lower() in TEXT_SUFFIXES | JSONL_SUFFIXES | CSV_SUFFIXES and p.name != "manifest.json"
-            )
-        else:
+        if not path.is_dir():
             files.append(path)
-    total, errors = LoadReport(), []
+            continue
+        for p in sorted(path.iterdir()):
+            if p.name == "manifest.json" or p.name.startswith(".") or p.is_dir():
+                continue
+            if p.suffix.lower() in SUFFIX_FORMATS:
+                files.append(p)
+            else:
+                errors.append(f"{p}: unsupported format {p.suffix.lower() or '(no extension)'} (use {SUPPORTED})")
+    total = LoadReport()
     for file in files:
         try:
             report = load_file(file, manifest)

@@ -73,7 +73,7 @@ def test_bad_batch_line(env, capsys, tmp_path):
     batch = tmp_path / "q.jsonl"
     batch.write_text('{"id": "a"}\n')
     assert main(["search", "--batch", str(batch), "--json"]) == 1
-    assert "line 1: no 'question'" in capsys.readouterr().err
+    assert "line 1: 'question' must be non-empty text" in capsys.readouterr().err
 
 
 def test_unreadable_file_is_reported_and_others_kept(env, capsys, tmp_path):
