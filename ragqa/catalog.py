@@ -26,6 +26,11 @@ CREATE TABLE IF NOT EXISTS authors (
     paper_id TEXT NOT NULL REFERENCES papers(paper_id) ON DELETE CASCADE,
     position INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (paper_id, position)
 );
+CREATE TABLE IF NOT EXISTS libraries (
+    paper_id TEXT NOT NULL REFERENCES papers(paper_id) ON DELETE CASCADE,
+    library TEXT NOT NULL, PRIMARY KEY (paper_id, library)
+);
+CREATE INDEX IF NOT EXISTS libraries_name ON libraries(library);
 CREATE INDEX IF NOT EXISTS papers_source ON papers(source_id);
 CREATE INDEX IF NOT EXISTS papers_venue_year ON papers(venue, year);
 CREATE INDEX IF NOT EXISTS authors_name ON authors(name COLLATE NOCASE);
@@ -33,6 +38,7 @@ CREATE INDEX IF NOT EXISTS authors_name ON authors(name COLLATE NOCASE);
 _COLUMNS = ("paper_id", "label", "title", "venue", "year", "topic", "status", "track", "authors_truncated",
             "source_id", "sources", "extra", "abstract", "text", "n_chunks")
 _PAGE = 900  # below SQLite's default limit of host parameters
+DEFAULT_LIBRARY = "default"
 
 
 class Catalog:
@@ -48,6 +54,9 @@ class Catalog:
         self._local = threading.local()
         with self._db() as db:
             db.executescript(_SCHEMA)
+            # rows from before libraries existed belong to the default one
+            db.execute("INSERT OR IGNORE INTO libraries SELECT paper_id, ? FROM papers "
+                       "WHERE paper_id NOT IN (SELECT paper_id FROM libraries)", (DEFAULT_LIBRARY,))
 
     def _db(self) -> sqlite3.Connection:
         """One connection per thread (the UI answers on worker threads)."""
@@ -63,17 +72,46 @@ class Catalog:
             self._local.db = db
         return db
 
-    def upsert(self, papers: list[Paper], n_chunks: dict[str, int]) -> None:
-        """Insert or replace these papers' rows and author lists, all or nothing."""
+    def upsert(self, papers: list[Paper], n_chunks: dict[str, int], library: str = DEFAULT_LIBRARY) -> None:
+        """Insert or update these papers' rows and author lists and add them to `library` (a paper
+        stays in the libraries it was in), all or nothing."""
         if not papers:
             return
         rows = [_row(p, n_chunks[p.paper_id]) for p in papers]
-        with self._db() as db:
-            db.executemany(f"INSERT OR REPLACE INTO papers ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))})", rows)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:])
+        with self._db() as db:  # an upsert, not REPLACE: REPLACE deletes the row and cascades to its libraries
+            db.executemany(f"INSERT INTO papers ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
+                           f"ON CONFLICT(paper_id) DO UPDATE SET {updates}", rows)
             ids = [(p.paper_id,) for p in papers]
             db.executemany("DELETE FROM authors WHERE paper_id = ?", ids)
             db.executemany("INSERT INTO authors (paper_id, position, name) VALUES (?, ?, ?)",
                            [(p.paper_id, i, name) for p in papers for i, name in enumerate(p.authors)])
+            db.executemany("INSERT OR IGNORE INTO libraries (paper_id, library) VALUES (?, ?)",
+                           [(p.paper_id, library) for p in papers])
+
+    def join_library(self, paper_ids: list[str], library: str) -> None:
+        with self._db() as db:
+            db.executemany("INSERT OR IGNORE INTO libraries (paper_id, library) SELECT paper_id, ? FROM papers WHERE paper_id = ?",
+                           [(library, pid) for pid in paper_ids])
+
+    def libraries(self) -> dict[str, int]:
+        """library -> papers in it."""
+        return dict(self._db().execute("SELECT library, COUNT(*) FROM libraries GROUP BY library ORDER BY library"))
+
+    def library_of(self) -> dict[str, list[str]]:
+        """paper_id -> the libraries holding it."""
+        out: dict[str, list[str]] = {}
+        for pid, name in self._db().execute("SELECT paper_id, library FROM libraries ORDER BY library"):
+            out.setdefault(pid, []).append(name)
+        return out
+
+    def leave_library(self, library: str) -> list[str]:
+        """Take every paper out of `library`; -> the papers now in no library (to be removed)."""
+        with self._db() as db:
+            ids = [r[0] for r in db.execute("SELECT paper_id FROM libraries WHERE library = ?", (library,))]
+            db.execute("DELETE FROM libraries WHERE library = ?", (library,))
+            kept = {r[0] for r in db.execute("SELECT DISTINCT paper_id FROM libraries")}
+        return [pid for pid in ids if pid not in kept]
 
     def delete(self, paper_ids: list[str]) -> None:
         with self._db() as db:

@@ -43,7 +43,8 @@ def _pipeline(args):
 def _filters(args):
     from .retrieve import Filters
 
-    return Filters(venue=args.venue, year=args.year, author=args.author, topic=args.topic, status=args.status)
+    return Filters(venue=args.venue, year=args.year, author=args.author, topic=args.topic, status=args.status,
+                   library=args.library)
 
 
 def _read_batch(path: str) -> list[dict]:
@@ -99,7 +100,7 @@ def cmd_ingest(args) -> int:
     if not report.papers:
         _err("nothing to index: no readable papers in the input")
         return 1
-    result = pipeline.ingest(report, progress=not args.quiet)
+    result = pipeline.ingest(report, progress=not args.quiet, library=args.library)
     for line in result.skipped:
         _err(f"skipped paper {line}")
     print(f"indexed {result.papers} papers into {pipeline.index().name}: {result.new_papers} new, "
@@ -130,6 +131,23 @@ def _verify(pipeline) -> int:
     return 0 if not left else 1
 
 
+def cmd_library(args) -> int:
+    pipeline = _pipeline(args)
+    if args.action == "remove":
+        if not args.name:
+            raise RagqaError("Name the library to remove: ragqa library remove NAME (see 'ragqa library list').")
+        papers, chunks = pipeline.remove_library(args.name)
+        print(f"removed library {args.name!r}: {papers} papers that no other library holds ({chunks} chunks)")
+        return 0
+    libraries = pipeline.index(create=False).catalog.libraries()
+    if args.json:
+        print(json_line(libraries))
+    for name, count in libraries.items():
+        if not args.json:
+            print(f"{name:<24} {count:>7} papers")
+    return 0
+
+
 def cmd_stats(args) -> int:
     stats = _pipeline(args).index(create=False).stats()
     if args.json:
@@ -139,6 +157,7 @@ def cmd_stats(args) -> int:
     print(f"{stats['papers']} papers, {stats['chunks']} chunks")
     for venue, counts in stats["venues"].items():
         print(f"  {venue:<16} {counts['papers']:>6} papers {counts['chunks']:>7} chunks")
+    print("libraries: " + ", ".join(f"{name} ({n})" for name, n in stats["libraries"].items()))
     return 0
 
 
@@ -159,12 +178,44 @@ def _print_hits(result) -> None:
         print(f"    {hit.text[:220]}{'…' if len(hit.text) > 220 else ''}")
 
 
+def export_cited(pipeline, paper_ids: list[str], args) -> None:
+    """--export / --bibtex: the papers, in order, as a citation file; the path is checked before any work."""
+    from .export import export_papers, format_for_path
+
+    path = args.bibtex or args.export
+    if path is None:
+        return
+    fmt = "bibtex" if args.bibtex else format_for_path(path)
+    ids = list(dict.fromkeys(paper_ids))
+    found = {p.paper_id: p for p in pipeline.index().stored_papers(ids)}
+    try:
+        path.write_text(export_papers([found[i] for i in ids if i in found], fmt), encoding="utf-8")
+    except OSError as exc:
+        raise RagqaError(f"Cannot write {path} ({exc.strerror}). Choose another path.") from None
+    _err(f"(wrote {len(found)} papers to {path} as {fmt})")
+
+
+def _check_export(args) -> None:
+    from .export import format_for_path
+
+    path = args.bibtex or args.export
+    if path is not None:
+        if not args.bibtex:
+            format_for_path(path)
+        if not path.parent.is_dir():
+            raise RagqaError(f"No folder {path.parent} for {path.name}. Create it or choose another path.")
+
+
 def cmd_search(args) -> int:
     pipeline = _pipeline(args)
+    _check_export(args)
     if args.batch:
+        ids: list[str] = []
         for row in _read_batch(args.batch):
             result = pipeline.search(row["question"], _filters(args), args.k, history=row.get("history"))
+            ids += [h.paper_id for h in result.hits]
             print(json_line({"id": row["id"], "results": [h.as_json() for h in result.hits]}), flush=True)
+        export_cited(pipeline, ids, args)
         return 0
     if args.question is None:
         return _search_loop(pipeline, args)
@@ -174,6 +225,7 @@ def cmd_search(args) -> int:
                          "results": [h.as_json() for h in result.hits]}))
     else:
         _print_hits(result)
+    export_cited(pipeline, [h.paper_id for h in result.hits], args)
     return 0
 
 
@@ -210,10 +262,14 @@ def _add_filters(p) -> None:
     p.add_argument("--year", type=int)
     p.add_argument("--author", help="full name or surname (else a part of a name), case-insensitive")
     p.add_argument("--topic", help="substring, case-insensitive")
-    p.add_argument("--status", help="oral / spotlight / poster, where the corpus records it")
     p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], help="retrieval mode (default hybrid)")
+    p.add_argument("--status", help="oral / spotlight / poster, where the corpus records it")
+    p.add_argument("--library", help="search one library (ragqa ingest --library NAME); default: all")
     p.add_argument("--json", action="store_true", help="JSON lines on stdout")
     p.add_argument("--batch", metavar="FILE", help='JSONL of {"id", "question", "history"?}; "-" = stdin')
+    p.add_argument("--export", metavar="FILE", type=Path,
+                   help="write the cited papers (search: the results) to FILE: .bib BibTeX, .json CSL-JSON, .md Markdown")
+    p.add_argument("--bibtex", metavar="FILE", type=Path, help="the same as --export, always BibTeX")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -221,12 +277,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ingest", help="index listings (default: the bundled data/)")
-    p.add_argument("paths", nargs="*", help=".txt listings, .jsonl or .csv files, or folders")
+    p.add_argument("paths", nargs="*", help=".txt listings, .jsonl/.json (ours, arXiv snapshot, OpenReview), .csv, .bib, .ris files, or folders")
     p.add_argument("--status", action="store_true", help="show what is indexed instead")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--verify", action="store_true", help="find papers a killed run left incomplete and repair them")
+    p.add_argument("--library", help='add the papers to this library (default "default"); search it with --library')
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("library", help="list libraries, or remove one (and the papers only it holds)")
+    p.add_argument("action", choices=["list", "remove"])
+    p.add_argument("name", nargs="?")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_library)
 
     p = sub.add_parser("stats", help="papers and chunks per venue, models used")
     p.add_argument("--json", action="store_true")

@@ -52,23 +52,29 @@ def _stream_to_terminal(pipeline, question, filters, history=None, k=None, cited
 
 def cmd_ask(args) -> int:
     from .ask import ask
-    from .cli import _filters, _pipeline, _read_batch
+    from .cli import _check_export, _filters, _pipeline, _read_batch, export_cited
 
     pipeline = _pipeline(args)
+    _check_export(args)
     if args.batch:
+        cited: list[str] = []
         for row in _read_batch(args.batch):
             try:
                 answer = ask(pipeline, row["question"], filters=_filters(args), history=row.get("history"), k=args.k)
+                cited += [c.paper_id for c in answer.citations]
                 print(json_line(answer.as_json(row["id"])), flush=True)
             except QueryError as exc:
                 print(json_line({"id": row["id"], "error": str(exc)}), flush=True)
+        export_cited(pipeline, cited, args)
         return 0
     if not args.question or not args.question.strip():
         raise QueryError("The question is empty. Example: ragqa ask \"Which papers make sparse autoencoders cheaper?\"")
     if args.json:
-        print(json_line(ask(pipeline, args.question, filters=_filters(args), k=args.k).as_json()))
-        return 0
-    _stream_to_terminal(pipeline, args.question, _filters(args), k=args.k)
+        answer = ask(pipeline, args.question, filters=_filters(args), k=args.k)
+        print(json_line(answer.as_json()))
+    else:
+        answer = _stream_to_terminal(pipeline, args.question, _filters(args), k=args.k)
+    export_cited(pipeline, [c.paper_id for c in answer.citations], args)
     return 0
 
 

@@ -14,9 +14,9 @@ from typing import Callable
 from typing import TYPE_CHECKING
 
 from .config import Settings
-from .catalog import Catalog
+from .catalog import DEFAULT_LIBRARY, Catalog
 from .corpus import Paper, merge_papers
-from .errors import IndexMissingError
+from .errors import IndexMissingError, QueryError
 from .store import collection_name, get_collection, open_client
 
 if TYPE_CHECKING:  # llama-index is imported lazily: an unchanged re-ingest never needs it
@@ -157,8 +157,19 @@ class PaperIndex:
             offset += _FETCH_BATCH
 
     def papers(self) -> dict[str, dict]:
-        """paper_id -> the paper's record (as `paper_metadata`) with its chunk count, from the catalog."""
-        return {pid: {**paper_metadata(paper), "n_chunks": n} for pid, (paper, n) in self.catalog.all().items()}
+        """paper_id -> the paper's record (as `paper_metadata`) with its chunk count and libraries, from the catalog."""
+        libraries = self.catalog.library_of()
+        return {pid: {**paper_metadata(paper), "n_chunks": n, "libraries": "; ".join(libraries.get(pid, ()))}
+                for pid, (paper, n) in self.catalog.all().items()}
+
+    def remove_library(self, library: str) -> tuple[int, int]:
+        """Remove a library: its papers that no other library holds leave the index.
+        -> (papers removed, chunks removed)."""
+        known = self.catalog.libraries()
+        if library not in known:
+            raise QueryError(f"No library {library!r}. Libraries: {', '.join(f'{k} ({v})' for k, v in known.items()) or 'none'}.")
+        gone = self.catalog.leave_library(library)
+        return len(gone), self.delete_papers(gone)
 
     def stats(self) -> dict:
         papers = self.papers()
@@ -172,7 +183,7 @@ class PaperIndex:
             "embed_model": self.embed_name, "chunking": f"{self.settings.chunk_size} tokens ({TOKENIZER}), overlap {self.settings.chunk_overlap}",
             "papers": len(papers), "chunks": self.count(),
             "venues": {v: {"papers": per_venue[v], "chunks": chunks[v]} for v in sorted(per_venue)},
-            "topics": dict(per_topic.most_common()),
+            "topics": dict(per_topic.most_common()), "libraries": self.catalog.libraries(),
         }
 
     def _existing(self, ids: list[str]) -> dict[str, dict]:
@@ -262,7 +273,7 @@ class PaperIndex:
         return removed
 
     def ingest(self, papers: list[Paper], embedder: "BaseEmbedding | Callable[[], BaseEmbedding]",
-               progress: bool = True) -> IngestReport:
+               progress: bool = True, library: str = DEFAULT_LIBRARY) -> IngestReport:
         """Upsert papers: embed only chunks not yet stored; merge metadata of papers already stored
         (e.g. authors from another listing) without re-embedding; re-embed the missing chunks of a
         paper a killed run left incomplete (checked by its catalogued chunk count).
@@ -311,7 +322,8 @@ class PaperIndex:
         report.updated_papers = len(changed)
         report.repaired_papers = len(incomplete)
         if work:
-            self._write(work, set(stored), changed, embedder, progress, report)
+            self._write(work, set(stored), changed, embedder, progress, report, library)
+        self.catalog.join_library([p.paper_id for p in papers], library)  # unchanged papers too
         if superseded:
             self.delete_papers(superseded)
             report.replaced_papers = len(superseded)
@@ -319,7 +331,8 @@ class PaperIndex:
         report.seconds = time.perf_counter() - start
         return report
 
-    def _write(self, work: list[Paper], stored_ids: set[str], changed: set[str], embedder, progress: bool, report: IngestReport) -> None:
+    def _write(self, work: list[Paper], stored_ids: set[str], changed: set[str], embedder, progress: bool,
+               report: IngestReport, library: str) -> None:
         from llama_index.core.schema import MetadataMode
         from tqdm import tqdm
 
@@ -336,7 +349,7 @@ class PaperIndex:
         written: set[str] = set()
         for batch in _paper_batches(todo + update, self._write_batch()):
             batch_papers = list(dict.fromkeys(n.metadata["paper_id"] for n in batch))
-            self.catalog.upsert([by_id[pid] for pid in batch_papers], counts)  # the row first: see ingest()
+            self.catalog.upsert([by_id[pid] for pid in batch_papers], counts, library)  # the row first: see ingest()
             written.update(batch_papers)
             new = [n for n in batch if n.id_ not in have]
             if new:
@@ -358,7 +371,7 @@ class PaperIndex:
             self._upsert(batch, stale)
         bar.close()
         # catalogue changes that touch no chunk (authors merged from another listing)
-        self.catalog.upsert([p for pid, p in by_id.items() if pid not in written], counts)
+        self.catalog.upsert([p for pid, p in by_id.items() if pid not in written], counts, library)
         report.embedded_chunks = len(todo)
 
 

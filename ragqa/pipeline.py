@@ -119,10 +119,19 @@ class Pipeline:
     def load(self, paths: list[Path] | None = None) -> tuple[LoadReport, list[str]]:
         return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir))
 
-    def ingest(self, report: LoadReport, progress: bool = True) -> IngestReport:
-        result = self.index(create=True).ingest(report.papers, lambda: self.embedder, progress=progress)
+    def ingest(self, report: LoadReport, progress: bool = True, library: str | None = None) -> IngestReport:
+        from .catalog import DEFAULT_LIBRARY
+
+        result = self.index(create=True).ingest(report.papers, lambda: self.embedder, progress=progress,
+                                                library=library or DEFAULT_LIBRARY)
         self.__dict__.pop("searcher", None)  # next search sees the new chunks
         return result
+
+    def remove_library(self, library: str) -> tuple[int, int]:
+        """Remove a library and the papers only it holds. -> (papers, chunks) removed."""
+        removed = self.index(create=False).remove_library(library)
+        self.__dict__.pop("searcher", None)
+        return removed
 
     def search(self, question: str, filters: "Filters | None" = None, k: int | None = None,
                history: list[str] | None = None, translate: bool | None = None) -> "SearchResult":

@@ -40,6 +40,7 @@ class Filters:
     author: str | None = None
     topic: str | None = None
     status: str | None = None  # oral / spotlight / poster, where the corpus has it
+    library: str | None = None  # one library (ragqa ingest --library); None: all
 
     def active(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
@@ -182,6 +183,8 @@ class Searcher:
             filters = replace(filters, venue=venues[filters.venue.lower()])
         if filters.year is not None and filters.year not in self.years():
             raise QueryError(f"No indexed papers from year {filters.year}. Indexed years: {', '.join(map(str, self.years()))}.")
+        if filters.library and filters.library not in self.libraries():
+            raise QueryError(f"No library {filters.library!r}. Libraries: {', '.join(self.libraries()) or 'none'}.")
         for name in ("author", "topic", "status"):
             value = getattr(filters, name)
             if value and not self._matching(name, value):
@@ -195,6 +198,8 @@ class Searcher:
         metas = self.paper_meta().items()
         if name == "status":
             return {pid for pid, m in metas if fold(m.get("status") or "") == needle}
+        if name == "library":
+            return {pid for pid, m in metas if value in (m.get("libraries") or "").split("; ")}
         if name == "topic":
             return {pid for pid, m in metas if needle in fold(m.get("topic") or "")}
         names = {pid: [fold(a) for a in (m.get("authors") or "").split("; ") if a] for pid, m in metas}
@@ -206,6 +211,9 @@ class Searcher:
         if self._authors is None:
             self._authors = AuthorIndex(self._meta)
         return self._authors
+
+    def libraries(self) -> list[str]:
+        return sorted({name for m in self.paper_meta().values() for name in (m.get("libraries") or "").split("; ") if name})
 
     def statuses(self) -> set[str]:
         return {m["status"] for m in self.paper_meta().values() if m.get("status")}
@@ -261,7 +269,7 @@ class Searcher:
             allowed &= {p for p, m in self._meta.items() if m.get("venue") == filters.venue}
         if filters.year is not None:
             allowed &= {p for p, m in self._meta.items() if int(m.get("year") or 0) == filters.year}
-        for name in ("author", "topic", "status"):
+        for name in ("author", "topic", "status", "library"):
             if getattr(filters, name):
                 allowed &= self._matching(name, getattr(filters, name))
         return allowed
@@ -273,7 +281,7 @@ class Searcher:
             conditions.append(MetadataFilter(key="venue", value=filters.venue))
         if filters.year is not None:
             conditions.append(MetadataFilter(key="year", value=filters.year))
-        if (filters.author or filters.topic or filters.status) and allowed is not None:
+        if (filters.author or filters.topic or filters.status or filters.library) and allowed is not None:
             conditions.append(MetadataFilter(key="paper_id", value=sorted(allowed) or ["-"], operator=FilterOperator.IN))
         retriever = self._vector_index.as_retriever(
             similarity_top_k=self.settings.candidates,
