@@ -64,7 +64,9 @@ class Settings(BaseSettings):
     ui_auth: str | None = Field(None, description="'user:password' enables login when exposed")
 
     def catalog_path(self, collection: str) -> Path:
-        return (self.catalog_dir or self.vectorstore_dir) / f"{collection}.catalog.sqlite"
+        """The paper catalog of a collection; a server's collections get their own file."""
+        server = f"@{self.chroma_host}-{self.chroma_port}" if self.chroma_host else ""
+        return (self.catalog_dir or self.vectorstore_dir) / f"{collection}{server}.catalog.sqlite"
 
     def chroma_label(self) -> str:
         if self.chroma_host:

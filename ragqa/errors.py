@@ -23,3 +23,7 @@ class QueryError(RagqaError):
 
 class PromptError(RagqaError):
     """A prompt template is missing or its placeholders do not match."""
+
+
+class StoreUnavailableError(RagqaError):
+    """The Chroma server cannot be reached (not started, or gone away)."""

@@ -123,10 +123,14 @@ class PaperIndex:
         self.name = collection_name(settings, embed_name)
         meta = {"embed_model": embed_name, "chunk_size": settings.chunk_size,
                 "chunk_overlap": settings.chunk_overlap, "tokenizer": TOKENIZER}
-        self.collection = get_collection(self.client, self.name, meta, create=create)
+        self.collection = get_collection(self.client, self.name, meta, create=create, settings=settings)
         self.catalog = Catalog(settings.catalog_path(self.name))
         if self.catalog.count() == 0 and self.count():
             self._catalog_from_chunks()
+            if not create and self.catalog.count() == 0:
+                raise IndexMissingError(
+                    f"No paper catalog at {self.catalog.path} for the {self.count()} chunks in '{self.name}'. Point "
+                    "RAGQA_CATALOG_DIR at the folder that holds it, or run 'ragqa ingest' with the same files (nothing is re-embedded).")
 
     def _catalog_from_chunks(self) -> None:
         """A store written before the catalog: its chunks carry the full record; copy it once."""

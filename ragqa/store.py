@@ -9,7 +9,7 @@ import hashlib
 import re
 
 from .config import Settings
-from .errors import IndexMissingError, RagqaError
+from .errors import IndexMissingError, RagqaError, StoreUnavailableError
 
 
 def collection_name(settings: Settings, embed_name: str) -> str:
@@ -18,6 +18,42 @@ def collection_name(settings: Settings, embed_name: str) -> str:
     if slug != embed_name:  # a path or odd id: keep names distinct
         slug += "-" + hashlib.sha1(embed_name.encode()).hexdigest()[:6]
     return f"{settings.collection_prefix}-{slug}-t{settings.chunk_size}o{settings.chunk_overlap}"
+
+
+def unreachable(settings: Settings, exc: BaseException) -> StoreUnavailableError:
+    return StoreUnavailableError(
+        f"Cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} ({type(exc).__name__}). "
+        f"Start it with 'chroma run --path vectorstore --port {settings.chroma_port}' or unset RAGQA_CHROMA_HOST."
+    )
+
+
+def _transport_failure(exc: BaseException) -> bool:
+    import httpx
+
+    return isinstance(exc, (httpx.TransportError, ConnectionError)) or "Could not connect to" in str(exc)
+
+
+class GuardedCollection:
+    """A server collection whose calls turn a lost connection into one StoreUnavailableError, so every
+    entry point (CLI, a running serve, evals) says the same thing; the next call after the server
+    returns simply works (the HTTP client reconnects)."""
+
+    def __init__(self, collection, settings: Settings):
+        self._collection, self._settings = collection, settings
+
+    def __getattr__(self, name):
+        attr = getattr(self._collection, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            try:
+                return attr(*args, **kwargs)
+            except Exception as exc:
+                if _transport_failure(exc):
+                    raise unreachable(self._settings, exc) from None
+                raise
+        return call
 
 
 def open_client(settings: Settings):
@@ -30,23 +66,26 @@ def open_client(settings: Settings):
             client = chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
             client.heartbeat()
         except Exception as exc:
-            raise RagqaError(
-                f"Cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} ({type(exc).__name__}). "
-                f"Start it with 'chroma run --path vectorstore --port {settings.chroma_port}' or unset RAGQA_CHROMA_HOST."
-            ) from None
+            raise unreachable(settings, exc) from None
         return client
     settings.vectorstore_dir.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(settings.vectorstore_dir), settings=chroma_settings)
 
 
-def get_collection(client, name: str, metadata: dict | None = None, create: bool = True):
-    """The named collection (cosine space); with create=False a missing one is IndexMissingError."""
+def get_collection(client, name: str, metadata: dict | None = None, create: bool = True, settings: Settings | None = None):
+    """The named collection (cosine space); with create=False a missing one is IndexMissingError.
+    With a server (`settings.chroma_host`), a GuardedCollection."""
+    def guarded(collection):
+        return GuardedCollection(collection, settings) if settings is not None and settings.chroma_host else collection
+
     if create:
         meta = {"hnsw:space": "cosine", **(metadata or {})}
-        return client.get_or_create_collection(name, metadata=meta)
+        return guarded(client.get_or_create_collection(name, metadata=meta))
     try:
-        return client.get_collection(name)
-    except Exception:
+        return guarded(client.get_collection(name))
+    except Exception as exc:
+        if settings is not None and settings.chroma_host and _transport_failure(exc):
+            raise unreachable(settings, exc) from None
         raise IndexMissingError(
             f"No index '{name}' in the store. Run 'ragqa ingest' (bundled papers) or 'ragqa ingest FILE'."
         ) from None
