@@ -1,7 +1,7 @@
 """Benchmark: library import throughput (load_paths) on a 2,000-entry .bib and a 2,000-line arXiv slice
 built from the ICLR/ICML 2024 corpora, and BibTeX export throughput.
 
-    .venv/bin/python -m evals.bench_import [--n 2000]
+    .venv/bin/python -m evals.bench_import [--n 2000] [--keep DIR]
 
 Parsing only: no embedding, no index. Figures are wall-clock on this machine.
 """
@@ -40,6 +40,7 @@ def _timed(label: str, work, n: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000, help="entries per file (default 2000)")
+    parser.add_argument("--keep", type=Path, default=None, help="write the files to this folder (to ingest them) instead of a temp one")
     args = parser.parse_args(argv)
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}", file=sys.stderr)
@@ -50,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(line) for name in ("iclr2024.jsonl", "icml2024.jsonl") for line in (CORPORA / name).open(encoding="utf-8")]
     rows = rows[: args.n]
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         source = folder / "corpus.jsonl"
         source.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
         papers = load_file(source).papers
