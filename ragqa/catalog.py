@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS papers (
     paper_id TEXT PRIMARY KEY, label TEXT NOT NULL, title TEXT, venue TEXT, year INTEGER,
     topic TEXT, status TEXT, track TEXT, authors_truncated INTEGER NOT NULL DEFAULT 0,
     source_id TEXT, sources TEXT NOT NULL DEFAULT '[]', extra TEXT NOT NULL DEFAULT '{}',
-    abstract TEXT NOT NULL, text TEXT NOT NULL, n_chunks INTEGER NOT NULL
+    abstract TEXT NOT NULL, text TEXT NOT NULL, n_chunks INTEGER NOT NULL,
+    flags TEXT NOT NULL DEFAULT ''  -- e.g. "instructions": its abstract addresses the model (untrusted.py)
 );
 CREATE TABLE IF NOT EXISTS authors (
     paper_id TEXT NOT NULL REFERENCES papers(paper_id) ON DELETE CASCADE,
@@ -36,7 +37,7 @@ CREATE INDEX IF NOT EXISTS papers_venue_year ON papers(venue, year);
 CREATE INDEX IF NOT EXISTS authors_name ON authors(name COLLATE NOCASE);
 """
 _COLUMNS = ("paper_id", "label", "title", "venue", "year", "topic", "status", "track", "authors_truncated",
-            "source_id", "sources", "extra", "abstract", "text", "n_chunks")
+            "source_id", "sources", "extra", "abstract", "text", "n_chunks", "flags")
 _PAGE = 900  # below SQLite's default limit of host parameters
 DEFAULT_LIBRARY = "default"
 
@@ -54,6 +55,8 @@ class Catalog:
         self._local = threading.local()
         with self._db() as db:
             db.executescript(_SCHEMA)
+            if "flags" not in {r[1] for r in db.execute("PRAGMA table_info(papers)")}:  # a catalog from before flags
+                db.execute("ALTER TABLE papers ADD COLUMN flags TEXT NOT NULL DEFAULT ''")
             # rows from before libraries existed belong to the default one
             db.execute("INSERT OR IGNORE INTO libraries SELECT paper_id, ? FROM papers "
                        "WHERE paper_id NOT IN (SELECT paper_id FROM libraries)", (DEFAULT_LIBRARY,))
@@ -138,6 +141,10 @@ class Catalog:
     def all(self) -> dict[str, tuple[Paper, int]]:
         return self._select("", [])
 
+    def flagged(self) -> dict[str, str]:
+        """paper_id -> flags, for papers with any (see untrusted.py)."""
+        return dict(self._db().execute("SELECT paper_id, flags FROM papers WHERE flags != ''"))
+
     def chunk_counts(self) -> dict[str, int]:
         return dict(self._db().execute("SELECT paper_id, n_chunks FROM papers").fetchall())
 
@@ -155,11 +162,16 @@ class Catalog:
 
 
 def _row(paper: Paper, n_chunks: int) -> tuple:
+    from .answer import split_sentences
+    from .untrusted import instruction_sentences
+
     extra = dict(paper.extra)
+    flags = "instructions" if instruction_sentences(split_sentences(paper.text)) else ""
     return (paper.paper_id, paper.label, paper.title, paper.venue, paper.year, paper.topic,
             extra.get("status"), extra.get("track"), int(paper.authors_truncated), paper.source_id,
             json.dumps(list(paper.sources), ensure_ascii=False), json.dumps(extra, ensure_ascii=False),
-            paper.abstract, paper.text, n_chunks)
+            paper.abstract, paper.text, n_chunks, flags)
+
 
 
 def _paper(row: sqlite3.Row, authors: list[str]) -> Paper:

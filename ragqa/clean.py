@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-_MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_URL_END = re.compile(r"[)\s]")
 _TEX_WRAP = re.compile(r"\\(?:emph|textbf|textit|texttt|textsc|text|mathrm|mathbf|url|href)\{([^{}]*)\}")
 _TEX_MATH = re.compile(r"\$([^$]+)\$")
 _MD_BOLD = re.compile(r"\*\*([^*]+?)\*\*")
@@ -42,7 +42,7 @@ def _math_to_text(match: re.Match) -> str:
 def clean_text(raw: str) -> str:
     """Readable plain text: LaTeX and markdown markup removed, whitespace folded."""
     text = raw.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_")
-    text = _MD_LINK.sub(lambda m: m.group(2) if m.group(1).startswith("http") else m.group(1), text)
+    text = _replace_links(text)
     for _ in range(3):  # nested \text{\textit{...}}
         text = _TEX_WRAP.sub(r"\1", text)
     text = _TEX_MATH.sub(_math_to_text, text)
@@ -52,6 +52,32 @@ def clean_text(raw: str) -> str:
     text = _SPACED_HYPHEN.sub(r"\1-\2", text)  # "state- of-the-art" -> "state-of-the-art"
     text = re.sub(r"([a-z])\.([A-Z][a-z])", r"\1. \2", text)  # "models.We" -> "models. We"
     return _SPACES.sub(" ", text).strip()
+
+
+def _replace_links(text: str) -> str:
+    r"""[text](url) -> text, or the url when the text is itself a link. The same matches as the regex
+    \[([^\]]+)\]\(([^)\s]+)\), in one pass: the regex rescans the rest of the text from every "["
+    (quadratic on "[a](" * 20000), while here the "["s before one "]" share its outcome, and the
+    url starts before one ")" or space share that end."""
+    out, done, url_end = [], 0, -1
+    start = text.find("[")
+    while start != -1:
+        close = text.find("]", start + 1)
+        if close == -1:
+            break
+        url = close + 2
+        if close > start + 1 and text.startswith("(", close + 1):
+            if url > url_end:
+                found = _URL_END.search(text, url)
+                url_end = found.start() if found else len(text)
+            if url_end > url and text.startswith(")", url_end):
+                label = text[start + 1:close]
+                out += [text[done:start], text[url:url_end] if label.startswith("http") else label]
+                done = url_end + 1
+                start = text.find("[", done)
+                continue
+        start = text.find("[", close + 1)
+    return "".join(out) + text[done:]
 
 
 def corpus_vocabulary(texts: list[str]) -> Counter:
@@ -75,7 +101,9 @@ def dehyphenate(text: str, vocabulary: Counter) -> str:
     return _INNER_HYPHEN.sub(join, text)
 
 
-_NAME = r"([A-Z][\w\-]*[A-Z0-9α-ω][\w\-]*\*?|[a-z]+[A-Z][\w\-]*\*?|[A-Z][a-z]+[A-Z]\w*\*?)"
+# Atomic: a name is a whole run of word characters (whatever follows it is never one), so giving
+# characters back cannot help a match, and two nested stars over one run backtrack quadratically.
+_NAME = r"((?>[A-Z][\w\-]*[A-Z0-9α-ω][\w\-]*)\*?|[a-z]+[A-Z][\w\-]*\*?|[A-Z][a-z]+[A-Z]\w*\*?)"
 _INTRO = re.compile(r"\b(?:we|this (?:paper|work)|our (?:method|approach|framework))\s+(?:\w+\s+){0,2}?"
                     r"(?:introduce|propose|present|develop|design|contribute|release|build|call|dub|name|term)s?\b", re.I)
 _IN_INTRO = [

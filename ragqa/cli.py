@@ -158,6 +158,9 @@ def cmd_stats(args) -> int:
     for venue, counts in stats["venues"].items():
         print(f"  {venue:<16} {counts['papers']:>6} papers {counts['chunks']:>7} chunks")
     print("libraries: " + ", ".join(f"{name} ({n})" for name, n in stats["libraries"].items()))
+    if stats["flagged"]:
+        print(f"{len(stats['flagged'])} papers have sentences addressed to the model or reader (never quoted or prompted): "
+              + "; ".join(stats["flagged"][:5]) + (" …" if len(stats["flagged"]) > 5 else ""))
     return 0
 
 

@@ -11,25 +11,13 @@ import numpy as np
 
 from .answer import Source, _own_name
 from .clean import CJK
-
-# a sentence that addresses the assistant or the reader with instructions is never quoted as evidence
-_INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|forget)\b.{0,40}\b(?:instructions?|prompts?|rules|above|previous)\b"
-    r"|\b(?:you are|act as|pretend to be)\b.{0,30}\b(?:assistant|ai|model|chatbot)\b"
-    r"|\b(?:answer|respond|reply|say|output|print)\s+(?:only\s+|exactly\s+|with\s+)+\W?\w"
-    r"|\bsystem prompt\b|</?\s*(?:source|system|assistant|user|script)\b|\[/?INST\]|<\|im_(?:start|end)\|>",
-    re.I)
-
-
-def is_instruction(sentence: str) -> bool:
-    return bool(_INSTRUCTION.search(sentence))
-
+from .untrusted import capped, is_instruction
 
 def display_name(meta: dict, chinese: bool = False) -> str:
     """Title, else method name or authors ("Basu et al."), else "An ICLR 2025 paper"."""
     own = meta.get("title") or _own_name(meta)
     if own:
-        return own
+        return capped(own)
     venue = meta.get("venue") or ""
     if chinese:
         return f"{venue} 的一篇论文" if venue else "一篇论文"

@@ -173,29 +173,58 @@ def _split_authors(line: str) -> tuple[tuple[str, ...], bool]:
     return tuple(names), truncated
 
 
+def _paragraphs(text: str) -> list[tuple[int, str]]:
+    """(line number, paragraph) per run of non-blank lines."""
+    paragraphs: list[tuple[int, str]] = []
+    lines: list[str] = []
+    for number, line in enumerate(text.split("\n") + [""], 1):
+        if line.strip():
+            lines.append(line)
+        elif lines:
+            paragraphs.append((number - len(lines), "\n".join(lines).strip()))
+            lines = []
+    return paragraphs
+
+
+def _header_and_body(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """The header line, and the paragraphs after it with their line numbers. Lines right under the
+    header, with no blank line between, are the first body paragraph, not part of the header."""
+    paragraphs = _paragraphs(text)
+    if not paragraphs:
+        return "", []
+    number, first = paragraphs[0]
+    head = first.splitlines(keepends=True)[0]
+    rest = first[len(head):]
+    if rest.strip():
+        offset = len(head) + len(rest) - len(rest.lstrip())
+        paragraphs[0] = (number + first[:offset].count("\n"), rest.strip())
+    else:
+        paragraphs.pop(0)
+    return head.strip(), paragraphs
+
+
 def parse_listing(text: str, source: str, facts: dict | None = None) -> LoadReport:
     """One .txt listing -> papers. `facts` (from the manifest) supplies venue/year a file lacks."""
     facts = facts or {}
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
-    header = paragraphs[0].splitlines()[0].strip() if paragraphs else ""
-    body = paragraphs[1:]
+    header, body = _header_and_body(text)
     report = LoadReport()
     if header.endswith(VENUE_LIST_MARK):
         venue = facts.get("venue") or header[: -len(VENUE_LIST_MARK)].strip() or None
         year = facts.get("year") or _year_of(venue)
-        for para in body:
+        for number, para in body:
             report.entries += 1
             if not _is_abstract(para):
-                report.skipped.append(Skip(source, f"paragraph is not an abstract: {para[:60]!r}"))
+                report.skipped.append(Skip(f"{source}:line {number}", f"paragraph is not an abstract: {para[:60]!r}"))
                 continue
             report.papers.append(_with_listed_metadata(_make_paper(para, source, venue=venue, year=year), facts))
     elif header.startswith(SEARCH_PAGE_MARK):
         venue = facts.get("venue")
         year = facts.get("year") or _year_of(venue)
         pending: list[str] = []
-        for para in body:
+        for number, para in body:
             if not _is_abstract(para):
                 pending.append(para)
+                pending_line = number
                 continue
             report.entries += 1
             topic, authors, truncated = _topic_and_authors(pending)
@@ -204,8 +233,9 @@ def parse_listing(text: str, source: str, facts: dict | None = None) -> LoadRepo
                 para, source, venue=venue, year=year, topic=topic,
                 authors=authors, authors_truncated=truncated,
             ), facts))
-        if pending:
-            report.skipped.append(Skip(source, f"record without an abstract at the end: {pending[-1][:60]!r}"))
+        if pending:  # an entry too, or 'duplicates merged' (entries - papers - skipped) goes negative
+            report.entries += 1
+            report.skipped.append(Skip(f"{source}:line {pending_line}", f"record without an abstract at the end: {pending[-1][:60]!r}"))
     else:
         raise ListingError(
             f"{source}: unknown listing header {header[:40]!r}; expected '<Venue> <Year> {VENUE_LIST_MARK}' "
@@ -318,28 +348,31 @@ def _jsonl_records(text: str):
 
 
 def _csv_records(text: str, delimiter: str):
-    """Rows with the line each starts on; CR or CRLF line ends; fields of any length."""
+    """Rows as dicts (like csv.DictReader) with the physical line each starts on; fields of any length.
+    Not DictReader: it skips blank lines unseen, so the line a row starts on would be lost."""
     csv.field_size_limit(2**31 - 1)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
-        fields = reader.fieldnames
+        fields = next((row for row in reader if row), None)
     except csv.Error as exc:
         raise ListingError(f"CSV header unreadable ({exc}). Save it as plain CSV.") from None
     if not fields or "abstract" not in fields:
         raise ListingError(f"CSV header has no 'abstract' column (got {fields}). Columns: id, title, authors, abstract, venue, year.")
-    start = reader.line_num + 1
     while True:
+        start = reader.line_num + 1
         try:
             row = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
             yield f"line {start}", f"unreadable CSV row ({exc})"
-            start = reader.line_num + 1
             continue
-        yield f"line {start}", row
-        start = reader.line_num + 1
+        if row:
+            record = dict(zip(fields, row))
+            if len(row) > len(fields):
+                record[None] = row[len(fields):]
+            record.update(dict.fromkeys(fields[len(row):]))
+            yield f"line {start}", record
 
 
 def load_file(path: Path, manifest: dict[str, dict] | None = None) -> LoadReport:
@@ -349,7 +382,8 @@ def load_file(path: Path, manifest: dict[str, dict] | None = None) -> LoadReport
     suffix = path.suffix.lower()
     if path.exists() and suffix not in SUFFIX_FORMATS:
         raise ListingError(f"{path}: unknown format {suffix or '(no extension)'}. Use {SUPPORTED} files.")
-    text = read_text_file(path)
+    # Universal newlines, as open() gives: a CR-only file (old Mac export) is lines too, in every format.
+    text = read_text_file(path).replace("\r\n", "\n").replace("\r", "\n")
     source = path.name
     fmt = detect_format(text, path.name)
     if fmt == "listing":

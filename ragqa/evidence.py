@@ -1,11 +1,15 @@
 """Sentence vectors per indexed paper, cached for the process, and each paper's closeness to a
 question (its best sentence's cosine). Used by the answerability features and evidence selection;
-choosing which sentences go into a prompt stays in answer.py."""
+choosing which sentences go into a prompt stays in answer.py. A sentence that addresses the model or
+the reader with instructions (untrusted.is_instruction) is no evidence: it never enters the cache, so
+no prompt, list line or quoted fallback can carry it."""
 from __future__ import annotations
 
 import threading
 
 import numpy as np
+
+from .untrusted import is_instruction
 
 
 class SentenceCache:
@@ -18,7 +22,8 @@ class SentenceCache:
 
     def get(self, hits) -> list[tuple[list[str], np.ndarray]]:
         """(sentences, vectors) for each hit, embedding in one batch only what is not cached."""
-        todo = {h.paper_id: self.split(h.meta.get("text") or h.text) for h in hits if h.paper_id not in self._cache}
+        todo = {h.paper_id: [s for s in self.split(h.meta.get("text") or h.text) if not is_instruction(s)]
+                for h in hits if h.paper_id not in self._cache}
         flat = [s for sents in todo.values() for s in sents]
         vectors = np.asarray(self.embedder.get_text_embedding_batch(flat), dtype=np.float32) if flat else np.zeros((0, 1), np.float32)
         with self._lock:

@@ -162,8 +162,9 @@ class PaperIndex:
 
     def papers(self) -> dict[str, dict]:
         """paper_id -> the paper's record (as `paper_metadata`) with its chunk count and libraries, from the catalog."""
-        libraries = self.catalog.library_of()
-        return {pid: {**paper_metadata(paper), "n_chunks": n, "libraries": "; ".join(libraries.get(pid, ()))}
+        libraries, flagged = self.catalog.library_of(), self.catalog.flagged()
+        return {pid: {**paper_metadata(paper), "n_chunks": n, "libraries": "; ".join(libraries.get(pid, ())),
+                      "flags": flagged.get(pid, "")}
                 for pid, (paper, n) in self.catalog.all().items()}
 
     def remove_library(self, library: str) -> tuple[int, int]:
@@ -188,6 +189,7 @@ class PaperIndex:
             "papers": len(papers), "chunks": self.count(),
             "venues": {v: {"papers": per_venue[v], "chunks": chunks[v]} for v in sorted(per_venue)},
             "topics": dict(per_topic.most_common()), "libraries": self.catalog.libraries(),
+            "flagged": sorted(m.get("title") or m["label"] for m in papers.values() if m.get("flags")),
         }
 
     def _existing(self, ids: list[str]) -> dict[str, dict]:
