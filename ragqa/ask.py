@@ -15,8 +15,8 @@ from .answer import (
 )
 from .answerability import assess
 from .clean import CJK
-from .compose import author_text, lead, list_items
-from .intent import COUNT, LIST, classify
+from .compose import author_text, group_rows, group_text, lead, list_items
+from .intent import COUNT, GROUP, LIST, classify, group_key
 from .retrieve import Filters, Hit, SearchResult, require_question, search
 from .rewrite import condense_question
 
@@ -54,8 +54,9 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     translate = pipeline.translate if settings.translate_queries else None
     if history and cited_before is None:
         cited_before = _earlier_papers(pipeline, history, filters, translate)
-    result = search(
-        pipeline.searcher, question, filters, k or settings.judge_k, history=history,
+    form = classify(question)
+    result = search(  # a count or group-by judges more papers: it must see every one it counts
+        pipeline.searcher, question, filters, k or (settings.aggregate_k if form in (COUNT, GROUP) else settings.judge_k), history=history,
         rewrite=(lambda q, h: condense_question(rewriter, h, q, settings)),
         translate=translate,
     )
@@ -81,11 +82,13 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     if result.missing_name:
         yield from abstain("unknown name")
         return
-    form = classify(question)
     if not result.names_topic:  # "What did X publish here?", "How many ICLR 2024 orals?": the filter is the answer
         papers = pipeline.searcher.matching(result.filters)
         ranked = [Hit.of_paper(pid, m, relevance=1.0) for pid, m in
                   sorted(papers.items(), key=lambda kv: (-(kv[1].get("year") or 0), kv[1].get("label") or ""))]
+        if form == GROUP:
+            yield from _group_answer(question, ranked, start, timings, finish, result, None, rule=result.filters)
+            return
         qvec = pipeline.embedder.get_query_embedding(result.query)
         yield from _list_answer(pipeline, question, form, ranked, ranked, qvec, start, timings, finish, result, None,
                                 filters=result.filters)
@@ -99,6 +102,9 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     retrieved = result.hits + earlier  # earlier citations are never among the hits (_earlier_hits)
     by_id = {h.paper_id: h for h in retrieved}
     ranked = [by_id[pid] for pid in judgement.top(len(by_id))]
+    if form == GROUP:
+        yield from _group_answer(question, [by_id[pid] for pid in judgement.listed], start, timings, finish, result, judgement)
+        return
     if form in (LIST, COUNT):
         yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement)
         return
@@ -163,6 +169,23 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
         text += "\n- " + line
     yield finish(Answer(question, text, False, "list", "", citations=make_citations([n for n, _, _ in items], sources),
                         retrieved=retrieved, form=form, judgement=judgement.as_json() if judgement else {}))
+
+
+def _group_answer(question, counted, start, timings, finish, result, judgement, rule=None):
+    """The counted papers (accepted by the answerability model, or admitted by the metadata filter)
+    grouped by author, year or venue, largest group first; every counted paper is a citable source."""
+    key = group_key(question) or "year"
+    sources = [Source(n=n, hit=h, evidence=()) for n, h in enumerate(counted, 1)]
+    rows = group_rows(sources, key)
+    timings["retrieve_s"] = timings["first_token_s"] = round(time.perf_counter() - start, 3)
+    yield Event("retrieved", result=result, sources=sources)
+    text = group_text(question, key, rows, len(counted), rule.active() if rule is not None else None, result.query)
+    yield Event("token", delta=text)
+    cited = list(dict.fromkeys(s.n for _, members in rows for s in members))
+    table = [{"group": name, "count": len(members), "papers": [s.hit.paper_id for s in members]} for name, members in rows]
+    yield finish(Answer(question, text, not counted, "list" if counted else "abstain", "" if counted else "not answerable",
+                        citations=make_citations(cited, sources), retrieved=result.hits, form=GROUP,
+                        judgement=judgement.as_json() if judgement else {}, table=table))
 
 
 def ask(pipeline, question: str, **kwargs) -> Answer:

@@ -90,3 +90,39 @@ def author_text(match, question: str) -> str:
     if zh:
         return f"没有 {match.span} 的已索引论文。" + (f"最接近的作者名：{', '.join(match.closest)}。" if match.closest else "")
     return f"No indexed paper by {match.span}.{near}"
+
+
+def group_rows(sources: list[Source], key: str) -> list[tuple[str, list[Source]]]:
+    """Sources grouped by "author" (a paper counts once for each of its authors), "year" or "venue";
+    the largest group first, then by name (years in order when grouping by year)."""
+    groups: dict[str, list[Source]] = {}
+    for s in sources:
+        m = s.hit.meta
+        if key == "author":
+            names = [a for a in (m.get("authors") or "").split("; ") if a] or ["(authors not listed)"]
+        else:
+            names = [str(m.get(key) or f"({key} unknown)")]
+        for name in dict.fromkeys(names):
+            groups.setdefault(name, []).append(s)
+    if key == "year":
+        return sorted(groups.items())
+    return sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+
+
+def group_text(question: str, key: str, rows, total: int, rule: dict | None, query: str, shown: int = 10) -> str:
+    """The definition of what was counted, then one line per group with its count and citations."""
+    zh = CJK.search(question)
+    if not total:
+        return "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
+    what = (", ".join(f"{k} = {v}" for k, v in rule.items()) if rule else
+            (f"与“{query}”相关的论文" if zh else f"papers the retriever and answerability model match to \"{query}\""))
+    head = (f"共 {total} 篇已索引论文（{what}），按{ {'author': '作者', 'year': '年份', 'venue': '会议'}[key]}统计：" if zh else
+            f"{total} indexed {'paper' if total == 1 else 'papers'} ({what}), by {key}:")
+    lines = []
+    for name, members in rows[:shown]:
+        cites = "".join(f"[{s.n}]" for s in members[:6]) + ("…" if len(members) > 6 else "")
+        lines.append(f"- {name}: {len(members)} {cites}")
+    more = len(rows) - shown
+    if more > 0:
+        lines.append(f"- … 另有 {more} 组" if zh else f"- … and {more} more {key}s")
+    return head + "\n" + "\n".join(lines)

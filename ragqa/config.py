@@ -54,6 +54,7 @@ class Settings(BaseSettings):
     n_ctx: int = 4096
     explain_papers: int = Field(2, ge=1, le=6, description="papers an explain answer is written from")
     list_max: int = Field(15, ge=1, le=100, description="items a list answer shows")
+    aggregate_k: int = Field(100, ge=1, le=500, description="papers the answerability model scores for a count or group-by question")
     warm_sentences_up_to: int = Field(500, ge=0, description="warm_up embeds every sentence of a collection this small")
     evidence_sentences: int = Field(4, ge=1, le=8, description="sentences per paper before the budget trims (explain answers use 1-2 papers)")
     prompt_budget: int = Field(260, ge=60, description="tiktoken tokens of evidence in the prompt (prefill is ~33 tok/s)")

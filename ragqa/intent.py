@@ -3,14 +3,24 @@
 - "list": which papers / is there work on / what does the collection have on X -> every indexed paper
   that answers it, one cited line each;
 - "count": how many papers ... -> the number and the counted papers;
-- "explain": what is X / how does X work / what did they find -> a short cited answer from the best papers.
+- "explain": what is X / how does X work / what did they find -> a short cited answer from the best papers;
+- "group": who has the most papers on X / X papers per year / which venue has the most X papers ->
+  the counted papers grouped by author, year or venue (group_key), with counts.
 Rules over the question's wording, English and Chinese; a follow-up keeps the form of its own words.
 """
 from __future__ import annotations
 
 import re
 
-LIST, COUNT, EXPLAIN = "list", "count", "explain"
+LIST, COUNT, EXPLAIN, GROUP = "list", "count", "explain", "group"
+
+_GROUPS = (  # (key, wording that asks for papers grouped by it)
+    ("author", r"\bwho (?:has|wrote|published|authored|works? most|has written)\b.{0,30}\b(?:most|more)\b|\bwhich authors?\b.{0,40}\bmost\b"
+               r"|\b(?:most|top) (?:prolific )?authors?\b|\b(?:papers )?(?:per|by|for each|each) author\b|哪些?位?作者.{0,12}最多|作者.{0,6}排名"),
+    ("year", r"\b(?:per|by|each|every) year\b|\bover (?:the )?(?:time|years)\b|\b(?:grow|grew|growth|change|changed|trend)\w*\b.{0,60}\b(?:from|between|since|over)\b"
+             r"|\bfrom (?:19|20)\d\d to (?:19|20)\d\d\b|每年|逐年|历年|年份分布"),
+    ("venue", r"\b(?:per|by|each|every) (?:venue|conference)\b|\bwhich (?:venue|conference)s?\b.{0,40}\bmost\b|哪个会议.{0,12}最多|各会议"),
+)
 
 _COUNT = re.compile(
     r"\bhow many\b|\bnumber of (?:papers|works|studies)\b|\bcount (?:the )?(?:papers|works)\b|多少篇|几篇|多少(?:个|项)?(?:研究|论文|工作)",
@@ -27,8 +37,18 @@ _LIST = re.compile(
     re.I)
 
 
+def group_key(question: str) -> str | None:
+    """"author", "year" or "venue" when the question asks for papers grouped by it."""
+    for key, pattern in _GROUPS:
+        if re.search(pattern, question, re.I):
+            return key
+    return None
+
+
 def classify(question: str) -> str:
-    """-> "count", "list" or "explain"."""
+    """-> "group", "count", "list" or "explain"."""
+    if group_key(question):
+        return GROUP
     if _COUNT.search(question):
         return COUNT
     if _LIST.search(question):

@@ -37,6 +37,8 @@ papers paper works work publications publication articles article studies study 
 tell name count number published publish wrote write written authored author authors coauthored present presented
 collection index library indexed corpus their his her they them he she et al colleagues coauthors co-authors
 oral orals spotlight spotlights poster posters track accepted as total please papers' lab group
+venue venues conference conferences year years most more per grow grew growth change changed trend trends over
+time between since prolific top distribution
 """.split())
 
 

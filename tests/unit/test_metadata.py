@@ -105,3 +105,40 @@ def test_an_ambiguous_surname_lists_the_candidates_instead_of_guessing(pipeline,
 def test_an_unknown_author_says_so(pipeline, llm):
     answer = ask(pipeline, "What papers by Geoffrey Hinton are indexed?")
     assert answer.abstained and answer.why == "unknown author" and "No indexed paper by Geoffrey Hinton" in answer.text
+
+
+@pytest.mark.parametrize("question, key", [
+    ("Who has the most papers on sparse autoencoders?", "author"), ("Which authors published most on diffusion?", "author"),
+    ("How many diffusion papers per year?", "year"), ("How did diffusion papers grow from 2024 to 2025?", "year"),
+    ("Which venue has the most oral papers?", "venue"), ("每年有多少篇扩散模型论文？", "year"),
+    ("哪位作者发表的稀疏自编码器论文最多？", "author"),
+    ("Which papers study diffusion?", None), ("How many papers study robustness?", None), ("What is the most robust method?", None),
+])
+def test_group_key(question, key):
+    from ragqa.intent import GROUP, classify, group_key
+
+    assert group_key(question) == key and (classify(question) == GROUP) is (key is not None)
+
+
+def test_which_venue_has_the_most_orals_groups_the_status_filter_exactly(pipeline, llm):
+    rows = [json.loads(line) for line in Path("data/metadata/titles.jsonl").read_text().splitlines()]
+    venue_of = {name: facts["venue"] for name, facts in json.loads(Path("data/manifest.json").read_text())["files"].items()}
+    gold: dict[str, set] = {}
+    for r in rows:
+        if r.get("status") == "Oral":
+            gold.setdefault(venue_of[r["file"]], set()).add(r["abstract_prefix"])
+    answer = ask(pipeline, "Which venue has the most oral papers?")
+    assert answer.form == "group" and "status = Oral" in answer.text
+    assert {row["group"]: row["count"] for row in answer.table} == {v: len(p) for v, p in gold.items()}
+    assert llm.prompts == []
+
+
+def test_who_has_the_most_papers_on_a_topic_counts_the_accepted_papers(pipeline, llm):
+    answer = ask(pipeline, "Who has the most papers on sparse autoencoders?")
+    assert answer.form == "group" and not answer.abstained and answer.table
+    counted = {c.paper_id: c for c in answer.citations}
+    assert set(counted) == set(answer.judgement["listed"])  # what a list answer for the topic would list
+    for row in answer.table:
+        assert row["count"] == len(row["papers"]) and all(row["group"] in counted[p].authors for p in row["papers"])
+    counts = [row["count"] for row in answer.table]
+    assert counts == sorted(counts, reverse=True) and "by author" in answer.text
