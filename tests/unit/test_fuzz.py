@@ -2,7 +2,7 @@
 files, and the batch question reader behind `ragqa search --batch` / `ragqa ask --batch`.
 
 Properties: only RagqaError subclasses escape; junk lines never cost a good record; every skip says
-where it is. Product bugs found here are pinned as strict xfails at the end, each a minimal repro.
+where it is. The bugs it found close the file as minimal-repro regression tests (all fixed since).
 """
 from __future__ import annotations
 
@@ -186,9 +186,9 @@ junk_paragraphs = st.lists(st.text(st.characters(blacklist_categories=("Cs",), b
 
 
 @st.composite
-def listing_docs(draw, search_page: bool) -> tuple[str, set[str], int]:
+def listing_docs(draw, search_page: bool) -> tuple[str, set[str], list[int]]:
     """A venue list or search page: good abstracts among short junk paragraphs (topics, author lines,
-    stray headings). A search page ends with an abstract (trailing junk: xfail below)."""
+    stray headings) -> (text, good paper ids, the line each junk paragraph starts on)."""
     goods = [draw(abstracts(i, tail=LINE_TEXT, long_repeat=100)) for i in range(draw(st.integers(1, 5)))]
     if draw(st.booleans()):  # a line-wrapped abstract
         goods[0] = goods[0].replace(" shows that ", "\nshows that ", 1)
@@ -196,13 +196,16 @@ def listing_docs(draw, search_page: bool) -> tuple[str, set[str], int]:
     items = [("good", g) for g in goods] + [("junk", j) for j in junk]
     order = draw(st.permutations(range(len(items))))
     items = [items[k] for k in order]
-    if search_page and items[-1][0] == "junk":
-        items.append(("good", draw(abstracts(len(goods), tail=LINE_TEXT))))
     header = "论文检索" if search_page else draw(st.sampled_from(["NeurIPS 2024 论文列表", "ICML 2024 论文列表", "论文列表"]))
     blank = draw(st.sampled_from(["\n\n", "\n\n\n", "\n \n", "\r\n\r\n"]))
-    text = header + blank + blank.join(p for _, p in items) + "\n"
+    text, junk_lines = header, []
+    for kind, paragraph in items:
+        text += blank
+        if kind == "junk":
+            junk_lines.append(text.count("\n") + 1)
+        text += paragraph
     good = {paper_id_for(p.strip()) for kind, p in items if kind == "good"}
-    return text, good, sum(kind == "junk" for kind, _ in items)
+    return text + "\n", good, junk_lines
 
 
 def _write(path: Path, data: bytes) -> Path:
@@ -260,18 +263,20 @@ def test_csv_and_tsv_junk_rows_cost_no_good_record(tmp_path, data, delimiter):
 @fuzz(50)
 @given(doc=listing_docs(search_page=False))
 def test_venue_list_junk_paragraphs_cost_no_abstract(doc):
-    text, good, junk = doc
+    text, good, junk_lines = doc
     report = parse_listing(text, "x.txt")
     assert good <= _ids(report)
-    assert len(report.skipped) == junk and report.entries == len(report.papers) + junk
+    assert sorted(_located(report, "x.txt", "line")) == junk_lines  # every junk paragraph, by its first line
+    assert report.entries == len(report.papers) + len(junk_lines)
 
 
 @fuzz(40)
 @given(doc=listing_docs(search_page=True))
 def test_search_page_junk_paragraphs_cost_no_abstract(doc):
-    text, good, _ = doc
+    text, good, junk_lines = doc  # junk before an abstract is its topic / author lines; junk at the end is skipped
     report = parse_listing(text, "x.txt")
     assert good <= _ids(report)
+    assert _located(report, "x.txt", "line") <= set(junk_lines)
     assert report.entries == len(report.papers) + len(report.skipped)
 
 
@@ -463,13 +468,9 @@ def test_batch_reader_on_arbitrary_bytes_raises_only_query_errors(tmp_path, data
     assert all(isinstance(row["question"], str) and row["question"].strip() and "id" in row for row in rows)
 
 
-# -- product bugs the fuzzing found: strict xfails, each a minimal repro --------------------------
+# -- the bugs the fuzzing found, each a minimal repro (were strict xfails; all fixed) ---------------
 A = "We study graph neural networks and show that message passing is limited by oversquashing on long paths."
 GOOD = json.dumps({"id": "good", "abstract": A})
-
-
-def _bug(reason: str):
-    return pytest.mark.xfail(strict=True, reason=reason)
 
 
 @pytest.mark.parametrize("bad_line", [
