@@ -317,8 +317,9 @@ class PaperIndex:
             old, count = stored[paper.paper_id]
             new = replace(merge_papers(old, paper), text=old.text)  # keep the stored chunks' text
             first = firsts.get(f"{paper.paper_id}:0") or {}
-            if paper_metadata(new) != paper_metadata(old) or any(first.get(k) != v for k, v in chunk_metadata(new).items()) \
-                    or "text" in first:  # "text": a chunk written before the catalog
+            stale_chunk = bool(first) and (any(first.get(k) != v for k, v in chunk_metadata(new).items())
+                                           or "text" in first)  # "text": a chunk written before the catalog
+            if paper_metadata(new) != paper_metadata(old) or stale_chunk:
                 changed.add(paper.paper_id)
             if any(f"{paper.paper_id}:{n}" not in present for n in range(count)):
                 incomplete.add(paper.paper_id)

@@ -123,3 +123,11 @@ def test_a_folder_where_the_catalog_should_be_is_a_clear_error(tmp_path):
     (tmp_path / "c.sqlite").mkdir()
     with pytest.raises(IndexMissingError, match="not a file"):
         Catalog(tmp_path / "c.sqlite")
+
+
+def test_a_lost_first_chunk_is_repaired_not_counted_as_updated(indexed):
+    index = indexed.index()
+    pid = next(iter(index.papers()))
+    index.collection.delete(ids=[f"{pid}:0"])
+    result = indexed.ingest(indexed.load()[0], progress=False)
+    assert result.repaired_papers == 1 and result.updated_papers == 0 and index.incomplete() == {}
