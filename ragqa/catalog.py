@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS libraries (
     library TEXT NOT NULL, PRIMARY KEY (paper_id, library)
 );
 CREATE INDEX IF NOT EXISTS libraries_name ON libraries(library);
+CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS papers_source ON papers(source_id);
 CREATE INDEX IF NOT EXISTS papers_venue_year ON papers(venue, year);
 CREATE INDEX IF NOT EXISTS authors_name ON authors(name COLLATE NOCASE);
@@ -40,6 +41,18 @@ _COLUMNS = ("paper_id", "label", "title", "venue", "year", "topic", "status", "t
             "source_id", "sources", "extra", "abstract", "text", "n_chunks", "flags")
 _PAGE = 900  # below SQLite's default limit of host parameters
 DEFAULT_LIBRARY = "default"
+
+
+def check_library_name(name: str) -> str:
+    """Letters, digits, spaces and . - _ (1-80 characters); "all" and "any" are the selectors' words."""
+    import re
+
+    from .errors import QueryError
+
+    name = name.strip()
+    if not re.fullmatch(r"[\w .-]{1,80}", name) or name.lower() in ("all", "any"):
+        raise QueryError(f"Library name {name!r} is not allowed: use 1-80 letters, digits, spaces, '.', '-' or '_' (not 'all' or 'any').")
+    return name
 
 
 class Catalog:
@@ -91,6 +104,17 @@ class Catalog:
                            [(p.paper_id, i, name) for p in papers for i, name in enumerate(p.authors)])
             db.executemany("INSERT OR IGNORE INTO libraries (paper_id, library) VALUES (?, ?)",
                            [(p.paper_id, library) for p in papers])
+
+    def generation(self) -> int:
+        """Bumped by every write that adds, changes or removes chunks (the lexical index is built for one)."""
+        row = self._db().execute("SELECT value FROM state WHERE key = 'generation'").fetchone()
+        return row[0] if row else 0
+
+    def bump_generation(self) -> int:
+        with self._db() as db:
+            db.execute("INSERT INTO state (key, value) VALUES ('generation', 1) "
+                       "ON CONFLICT(key) DO UPDATE SET value = value + 1")
+        return self.generation()
 
     def join_library(self, paper_ids: list[str], library: str) -> None:
         with self._db() as db:

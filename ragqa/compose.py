@@ -73,8 +73,8 @@ def lead(question: str, count: int, total_listed: int | None = None, filters=Non
     if zh:
         return f"找到 {count} 篇相关的已索引论文（按相关度排序，原文摘录）："
     more = f" (showing {count} of {total_listed})" if total_listed and total_listed > count else ""
-    noun = "paper" if count == 1 else "papers"
-    return f"{count} indexed {noun} address this{more}, most relevant first (quoted from each abstract):"
+    noun = "paper addresses" if count == 1 else "papers address"
+    return f"{count} indexed {noun} this{more}, most relevant first (quoted from each abstract):"
 
 
 def author_text(match, question: str) -> str:

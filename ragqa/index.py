@@ -20,6 +20,7 @@ from .errors import IndexMissingError, QueryError
 from .store import collection_name, get_collection, open_client
 
 if TYPE_CHECKING:  # llama-index is imported lazily: an unchanged re-ingest never needs it
+    from .lexical import LexicalIndex
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.node_parser import SentenceSplitter
     from llama_index.core.schema import TextNode
@@ -138,6 +139,36 @@ class PaperIndex:
         self.catalog.upsert([paper_from_metadata(m) for m in firsts.values()],
                             {pid: int(m.get("n_chunks") or 1) for pid, m in firsts.items()})
 
+    @property
+    def lexical_path(self):
+        return self.catalog.path.with_name(self.catalog.path.name.removesuffix(".catalog.sqlite") + ".bm25")
+
+    def lexical(self) -> "LexicalIndex | None":
+        """The saved BM25 index if it matches the collection, else None (see refresh_lexical)."""
+        from .lexical import LexicalIndex
+
+        return LexicalIndex.load(self.lexical_path, self.catalog.generation())
+
+    def build_lexical(self) -> "LexicalIndex | None":
+        """BM25 over every chunk's embedded text (reads every chunk: writers and fallbacks only)."""
+        from llama_index.core.schema import MetadataMode
+
+        from .lexical import LexicalIndex
+
+        nodes = self.vector_store().get_nodes(node_ids=None) if self.count() else []
+        return LexicalIndex.build([n.node_id for n in nodes], [n.get_content(metadata_mode=MetadataMode.EMBED) for n in nodes],
+                                  self.catalog.generation())
+
+    def refresh_lexical(self, changed: bool) -> None:
+        """After a write: a new generation and a saved BM25 index for it (also when one is missing)."""
+        if changed:
+            self.catalog.bump_generation()
+        elif self.lexical_path.is_dir() and self.lexical() is not None:
+            return
+        index = self.build_lexical()
+        if index is not None:
+            index.save(self.lexical_path)
+
     def vector_store(self):
         from llama_index.vector_stores.chroma import ChromaVectorStore
 
@@ -174,7 +205,9 @@ class PaperIndex:
         if library not in known:
             raise QueryError(f"No library {library!r}. Libraries: {', '.join(f'{k} ({v})' for k, v in known.items()) or 'none'}.")
         gone = self.catalog.leave_library(library)
-        return len(gone), self.delete_papers(gone)
+        removed = self.delete_papers(gone)
+        self.refresh_lexical(changed=bool(gone))
+        return len(gone), removed
 
     def stats(self) -> dict:
         papers = self.papers()
@@ -334,6 +367,7 @@ class PaperIndex:
         if superseded:
             self.delete_papers(superseded)
             report.replaced_papers = len(superseded)
+        self.refresh_lexical(changed=bool(work or superseded))
         report.chunks = self.count()
         report.seconds = time.perf_counter() - start
         return report

@@ -120,10 +120,10 @@ class Pipeline:
         return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir))
 
     def ingest(self, report: LoadReport, progress: bool = True, library: str | None = None) -> IngestReport:
-        from .catalog import DEFAULT_LIBRARY
+        from .catalog import DEFAULT_LIBRARY, check_library_name
 
         result = self.index(create=True).ingest(report.papers, lambda: self.embedder, progress=progress,
-                                                library=library or DEFAULT_LIBRARY)
+                                                library=check_library_name(library or DEFAULT_LIBRARY))
         self.__dict__.pop("searcher", None)  # next search sees the new chunks
         return result
 

@@ -121,13 +121,13 @@ class Searcher:
 
     # -- cached views of the collection -------------------------------------------------
     def refresh(self) -> None:
-        count = (self.index.count(), self.index.catalog.count())
+        """Re-read the catalog and the lexical index when a write changed the collection."""
+        count = (self.index.count(), self.index.catalog.count(), self.index.catalog.generation())
         if count == self._bm25_count:
             return
-        from llama_index.retrievers.bm25 import BM25Retriever
-
         self._meta = self.index.papers()  # only catalogued papers exist for readers
-        nodes = [n for n in self.index.vector_store().get_nodes(node_ids=None) if n.metadata["paper_id"] in self._meta]
+        # the saved BM25 index (memory-mapped); a store written before it is indexed in memory until the next ingest
+        self._bm25 = self.index.lexical() or self.index.build_lexical()
         self._corpus_text = self._tokens = None
         self._names = {}  # method names used as labels (DRAGON, JKOnet*), for name look-ups
         for pid, meta in self._meta.items():
@@ -137,7 +137,6 @@ class Searcher:
             name = method_name(meta.get("title"))  # "DRAGON: ..." names its method
             if name and " " not in name:
                 self._names.setdefault(name.lower(), []).append(pid)
-        self._bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(len(nodes), self.settings.candidates * 4)) if nodes else None
         self._term_stats = self._authors = None
         self._bm25_count = count
 
@@ -290,12 +289,18 @@ class Searcher:
         return retriever.retrieve(query)
 
     def _sparse(self, query: str, allowed: set[str] | None) -> list[NodeWithScore]:
+        """BM25 chunks (only catalogued papers, within `allowed`), fetched from Chroma by id."""
+        from llama_index.core.vector_stores.utils import metadata_dict_to_node
+
         if self._bm25 is None or not re.search(r"[A-Za-z0-9]", query):
             return []
-        hits = [h for h in self._bm25.retrieve(query) if (h.score or 0) > 0]
-        if allowed is not None:
-            hits = [h for h in hits if h.node.metadata["paper_id"] in allowed]
-        return hits[: self.settings.candidates]
+        papers = set(self._meta) if allowed is None else allowed & set(self._meta)
+        ranked = self._bm25.search(query, self.settings.candidates, papers if allowed is not None or len(papers) < len(self._bm25.paper_ids) else None)
+        if not ranked:
+            return []
+        got = self.index.collection.get(ids=[cid for cid, _ in ranked], include=["documents", "metadatas"])
+        nodes = {cid: metadata_dict_to_node(meta, text=doc) for cid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"])}
+        return [NodeWithScore(node=nodes[cid], score=score) for cid, score in ranked if cid in nodes]
 
     def missing_name(self, query: str, phrases: bool = True) -> tuple[str, str] | None:
         """A method name in the question that no indexed paper can speak for: either the question asks

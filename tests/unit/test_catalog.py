@@ -131,3 +131,26 @@ def test_a_lost_first_chunk_is_repaired_not_counted_as_updated(indexed):
     index.collection.delete(ids=[f"{pid}:0"])
     result = indexed.ingest(indexed.load()[0], progress=False)
     assert result.repaired_papers == 1 and result.updated_papers == 0 and index.incomplete() == {}
+
+
+def test_ingest_saves_a_lexical_index_that_readers_load_instead_of_reading_every_chunk(indexed, monkeypatch, tmp_path):
+    """#17.2: ingest writes the BM25 index for the collection's generation; a reader memory-maps it
+    and never lists the chunks; a later write makes it stale until that write saves a new one."""
+    from ragqa.pipeline import Pipeline
+
+    index = indexed.index()
+    saved = index.lexical()
+    assert saved is not None and len(saved.chunk_ids) == index.count()
+    reader = Pipeline(indexed.settings)
+
+    def no_full_scan(*args, **kwargs):
+        raise AssertionError("a reader read every chunk")
+
+    monkeypatch.setattr(type(index), "build_lexical", no_full_scan)
+    hits = reader.search("fractional graph neural network", k=3, translate=False).hits
+    assert hits and hits[0].meta["label"] == "DRAGON"
+    monkeypatch.undo()
+    generation = index.catalog.generation()
+    indexed.ingest(indexed.load([_records(tmp_path / "more.jsonl", 2, start=50)])[0], progress=False)
+    assert index.catalog.generation() == generation + 1 and index.lexical().generation == generation + 1
+    assert "r50" in {index.papers()[h.paper_id]["source_id"] for h in reader.search("graph kernels proteins", k=5, translate=False).hits}

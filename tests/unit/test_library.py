@@ -88,3 +88,9 @@ def test_a_bad_export_path_fails_before_any_work(env, capsys, tmp_path):
     assert "cannot export to .pdf" in capsys.readouterr().err
     assert main(["search", "graphs", "--bibtex", str(tmp_path / "no" / "x.bib")]) == 1
     assert "No folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["a; b", "all", "x" * 81, "../etc"])
+def test_a_bad_library_name_is_refused_before_any_work(env, capsys, tmp_path, name):
+    assert main(["ingest", "--quiet", "--library", name, str(_mine(tmp_path))]) == 1
+    assert "is not allowed" in capsys.readouterr().err

@@ -1,0 +1,93 @@
+"""The lexical (BM25) side of hybrid retrieval: a bm25s index over every chunk's embedded text (title +
+chunk, English stop words, Snowball stems, as llama-index's BM25Retriever builds it), saved next to the
+collection by ingest and memory-mapped by readers, so no reader reads every chunk at start.
+
+Scores and ids only; fetching the chunks and fusing with dense hits stays in retrieve.py.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+_LANGUAGE = "en"
+
+
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+class LexicalIndex:
+    """BM25 over chunks; `chunk_ids[i]` and `paper_ids[paper_of[i]]` name document i."""
+
+    def __init__(self, bm25, chunk_ids: list[str], paper_ids: list[str], paper_of: np.ndarray, generation: int):
+        self.bm25, self.chunk_ids, self.paper_ids, self.paper_of = bm25, chunk_ids, paper_ids, paper_of
+        self.generation = generation
+        self._stemmer = _stemmer()
+
+    @classmethod
+    def build(cls, chunk_ids: list[str], texts: list[str], generation: int) -> "LexicalIndex | None":
+        import bm25s
+
+        if not chunk_ids:
+            return None
+        tokens = bm25s.tokenize(texts, stopwords=_LANGUAGE, stemmer=_stemmer(), show_progress=False)
+        bm25 = bm25s.BM25()
+        bm25.index(tokens, show_progress=False)
+        papers = [cid.rsplit(":", 1)[0] for cid in chunk_ids]
+        paper_ids = list(dict.fromkeys(papers))
+        position = {pid: i for i, pid in enumerate(paper_ids)}
+        return cls(bm25, list(chunk_ids), paper_ids, np.array([position[p] for p in papers], dtype=np.int64), generation)
+
+    def save(self, folder: Path) -> None:
+        """Write to a sibling folder, then swap it in, so a reader never sees half an index."""
+        folder = Path(folder)
+        tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        self.bm25.save(str(tmp), show_progress=False)
+        np.save(tmp / "paper_of.npy", self.paper_of)
+        (tmp / "ids.json").write_text(json.dumps({"generation": self.generation, "chunk_ids": self.chunk_ids,
+                                                  "paper_ids": self.paper_ids}), "utf-8")
+        old = folder.with_name(folder.name + f".old{os.getpid()}")
+        if folder.exists():
+            os.replace(folder, old)
+        os.replace(tmp, folder)
+        shutil.rmtree(old, ignore_errors=True)
+
+    @classmethod
+    def load(cls, folder: Path, generation: int) -> "LexicalIndex | None":
+        """The saved index if it was built for this generation of the collection, else None."""
+        import bm25s
+
+        folder = Path(folder)
+        try:
+            ids = json.loads((folder / "ids.json").read_text("utf-8"))
+            if ids["generation"] != generation:
+                return None
+            bm25 = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
+            paper_of = np.load(folder / "paper_of.npy", mmap_mode="r")
+        except (OSError, ValueError, KeyError):
+            return None
+        return cls(bm25, ids["chunk_ids"], ids["paper_ids"], paper_of, generation)
+
+    def search(self, query: str, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score > 0) best first, at most k, only chunks of `allowed` papers if given."""
+        import bm25s
+
+        tokens = bm25s.tokenize(query, stemmer=self._stemmer, show_progress=False)
+        if not any(len(t) for t in tokens.ids):
+            return []
+        mask = None
+        if allowed is not None:
+            keep = np.array([i for i, pid in enumerate(self.paper_ids) if pid in allowed], dtype=np.int64)
+            mask = np.isin(self.paper_of, keep).astype(np.float32)
+            if not mask.any():
+                return []
+        k = min(k, len(self.chunk_ids))
+        docs, scores = self.bm25.retrieve(tokens, k=k, show_progress=False, weight_mask=mask, n_threads=1)
+        return [(self.chunk_ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
