@@ -1,5 +1,6 @@
-"""HTML for the sources panel and the papers table. Every piece of paper or user text is
-escaped here, so an abstract holding <script> or <img onerror=...> is shown as text, never run."""
+"""HTML for the sources panel, the papers table's facet counts and the Library tab's messages. Every
+piece of paper, file or user text is escaped here, so an abstract holding <script> or
+<img onerror=...> is shown as text, never run."""
 from __future__ import annotations
 
 import html
@@ -16,6 +17,9 @@ CSS = """
 .rq-card mark {background: #fff3a0; color: inherit; padding: 0 1px;}
 .rq-abstain {border-left: 4px solid #b26a00; padding: 6px 10px; background: rgba(178,106,0,0.08);}
 .rq-status {font-size: 0.9em;}
+.rq-error {border-left: 4px solid #b3261e; padding: 6px 10px; background: rgba(179,38,30,0.08);}
+.rq-report h4 {margin: 8px 0 2px; font-size: 1em;}
+.rq-report ul {margin: 0 0 0 1.2em; font-size: 0.9em;}
 """
 
 
@@ -88,3 +92,55 @@ def answer_markdown(answer: Answer) -> str:
     if answer.dropped_sentences:
         text += f"\n\n<i>({len(answer.dropped_sentences)} uncited sentence(s) removed)</i>"
     return text
+
+
+def facet_summary(total: int, shown: int, facets: dict, top: int = 12) -> str:
+    """Markdown for the Papers tab: the index size, how many papers are shown, and per facet
+    (name -> Counter of value -> papers) its values with counts (topics: the `top` most common)."""
+    lines = [f"**{total} papers** indexed · showing {shown}."]
+    for name, counts in facets.items():
+        if not counts:
+            continue
+        items = counts.most_common(top) if name == "Topic" else sorted(counts.items())
+        lines.append(f"{_e(name)}: " + " · ".join(f"{_e(value)}: {n}" for value, n in items))
+    return "\n\n".join(lines)
+
+
+def status_line(message: str) -> str:
+    return f'<div class="rq-status">{_e(message)}</div>'
+
+
+def error_line(message: str) -> str:
+    """An expected failure (a RagqaError's message) as one line, never a traceback."""
+    return f'<div class="rq-error">⚠️ {_e(message)}</div>'
+
+
+def ingest_report(library: str, filename: str, load, errors: list[str], result=None) -> str:
+    """The Library tab's report on one upload: records read, papers new / updated / already indexed,
+    then one line per skipped record (LoadReport.skipped), unreadable file and paper not indexed
+    (IngestReport.skipped). result=None: nothing was indexed."""
+    read = [_n(len(load.papers), "paper")]
+    if load.duplicates_merged:
+        read.append(f"{_n(load.duplicates_merged, 'duplicate')} merged")
+    if load.skipped:
+        read.append(f"{_n(len(load.skipped), 'record')} skipped")
+    if result is None:
+        head = f'<div class="rq-error">⚠️ Nothing to index: no readable papers in {_e(filename)}.</div>'
+    else:
+        known = result.papers - result.new_papers - result.updated_papers - result.repaired_papers
+        counts = [f"{result.new_papers} new"] + [f"{n} {what}" for n, what in (
+            (result.updated_papers, "updated"), (result.repaired_papers, "repaired"), (known, "already indexed"),
+            (result.replaced_papers, "older versions replaced")) if n > 0]
+        head = (f"<div><b>Library {_e(library)}</b>: {_n(result.papers, 'paper')} indexed ({', '.join(counts)}; "
+                f"{_n(result.embedded_chunks, 'chunk')} embedded in {result.seconds:.1f} s). The chat can ask about them now.</div>")
+    sections = [("Skipped records", [f"{s.source}: {s.reason}" for s in load.skipped]), ("Unreadable files", errors),
+                ("Not indexed", list(result.skipped) if result is not None else [])]
+    parts = [head, f"<div>Read {_n(load.entries, 'record')} from {_e(filename)}: {', '.join(read)}.</div>"]
+    for title, lines in sections:
+        if lines:
+            parts.append(f"<h4>{title} ({len(lines)})</h4><ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>")
+    return f'<div class="rq-report">{"".join(parts)}</div>'
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

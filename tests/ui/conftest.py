@@ -1,13 +1,20 @@
-"""A launched UI over the bundled corpus with the hashing embedder and a scripted LLM (fast)."""
+"""A launched UI over the bundled corpus with the hashing embedder and a scripted LLM (fast), and a
+page of it in headless Chromium (Debian's package) driven by Playwright. Each test module gets its
+own index, so one that adds or removes a library changes nothing for the others."""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import free_port
 from tests.fakes import ScriptedLLM
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 
 
 def cite_first(prompt: str) -> str:
@@ -23,8 +30,6 @@ def cite_first(prompt: str) -> str:
 
 @pytest.fixture(scope="module")
 def ui_pipeline(tmp_path_factory):
-    import shutil
-
     from ragqa.config import Settings
     from ragqa.pipeline import Pipeline
     from tests.conftest import ROOT
@@ -52,3 +57,18 @@ def ui_url(ui_pipeline):
     app.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, css=CSS, quiet=True)
     yield f"http://127.0.0.1:{port}/"
     app.close()
+
+
+@pytest.fixture(scope="module")
+def page(ui_url):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 950}, accept_downloads=True)
+        page.goto(ui_url, wait_until="load")
+        page.wait_for_selector("#rq-question textarea", timeout=60_000)
+        yield page
+        browser.close()

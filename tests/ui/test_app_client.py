@@ -1,5 +1,10 @@
-"""The launched Gradio app through gradio_client: answers, streaming, follow-ups, filters, abstention."""
+"""The launched Gradio app through gradio_client: answers, streaming, follow-ups, filters, abstention,
+the Papers tab's facets and the cited papers' downloads."""
 from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -13,8 +18,8 @@ def _text(message) -> str:
     return str(content)
 
 
-def _ask(client, question, chat=None, venue="Any", year="Any", topic="Any", k=10):
-    job = client.submit(question, chat or [], venue, year, topic, k, False, api_name="/respond")
+def _ask(client, question, chat=None, venue="Any", year="Any", topic="Any", library="all", k=10):
+    job = client.submit(question, chat or [], venue, year, topic, library, k, False, api_name="/respond")
     updates = list(job)
     return updates, job.outputs()[-1]
 
@@ -80,16 +85,88 @@ def test_papers_tab_lists_and_counts(ui_url):
     from gradio_client import Client
 
     client = Client(ui_url, verbose=False)
-    table, counts = client.predict("fractional", "Any", api_name="/papers")
-    rows = table["data"] if isinstance(table, dict) else table
+    rows, counts = _papers(client, "fractional")
     assert any("Fractional Graph Operating Network" in r[0] for r in rows)  # titles from data/metadata
-    assert "96 papers" in counts and "NeurIPS 2024: 38" in counts
+    assert "96 papers** indexed" in counts and f"showing {len(rows)}" in counts
+    rows, counts = _papers(client)
+    assert len(rows) == 96 and "NeurIPS 2024: 38" in counts and "Library: default: 96" in counts
+    assert sum(1 for r in rows if r[0] and not r[0].endswith("…")) >= 90  # bundled papers show titles, not abstract starts
+
+
+def _papers(client, query="", venue="Any", author="", status="Any", library="Any"):
+    table, counts = client.predict(query, venue, author, status, library, api_name="/papers")
+    return (table["data"] if isinstance(table, dict) else table), counts
+
+
+def test_papers_tab_filters_by_author_status_library_with_facet_counts(ui_url):
+    from gradio_client import Client
+
+    client = Client(ui_url, verbose=False)
+    rows, counts = _papers(client, author="Kai Zhao")
+    assert rows and all("Kai Zhao" in r[5] for r in rows)
+    assert f"showing {len(rows)}" in counts
+    statuses = {r[2] for r in _papers(client)[0] if r[2]}
+    status = sorted(statuses)[0]
+    rows, counts = _papers(client, status=status)
+    assert rows and {r[2] for r in rows} == {status}
+    assert all(f"{s}: " in counts for s in statuses)  # a facet counts what the other filters admit, not only the chosen value
+    rows, counts = _papers(client, venue="ICLR 2025", status=status)
+    assert all(r[1] == "ICLR 2025" and r[2] == status for r in rows)
+    assert f"ICLR 2025: {len(rows)}" in counts.split("Venue: ")[1].split("\n")[0]  # the venue facet, other venues too
+    assert f"{status}: {len(rows)}" in counts
+    rows, _ = _papers(client, library="default")
+    assert len(rows) == 96
+    assert _papers(client, author="Nobody Atall")[0] == []
 
 
 def test_two_users_at_once(ui_url):
     from gradio_client import Client
 
-    jobs = [Client(ui_url, verbose=False).submit(q, [], "Any", "Any", "Any", 10, False, api_name="/respond")
+    jobs = [Client(ui_url, verbose=False).submit(q, [], "Any", "Any", "Any", "all", 10, False, api_name="/respond")
             for q in ("graph neural network fractional derivatives", "diffusion augmentation for classifiers")]
     finals = [job.result() for job in jobs]
     assert all("[1]" in _text(chat[-1]) for chat, _, _ in finals)
+
+
+def _file(update) -> str | None:
+    """The file a download button offers (the client gets the button's update; the file is downloaded)."""
+    value = update.get("value") if isinstance(update, dict) and update.get("__type__") == "update" else update
+    return value.get("path") if isinstance(value, dict) else value
+
+
+def _keys(path: str) -> list[str]:
+    return re.findall(r"^@\w+\{([^,]+),", Path(path).read_text(encoding="utf-8"), re.M)
+
+
+def test_download_cited_papers_of_answer_and_conversation(ui_url):
+    from gradio_client import Client
+
+    client = Client(ui_url, verbose=False)
+    first, second = client.predict("BibTeX", api_name="/downloads")
+    assert _file(first) is None and _file(second) is None  # nothing cited yet
+    _, (chat, _, _) = _ask(client, "graph neural network with distributed-order fractional derivatives")
+    first = _file(client.predict("BibTeX", api_name="/downloads")[0])
+    assert Path(first).name == "ragqa-cited.bib" and "DRAGON" in Path(first).read_text(encoding="utf-8")
+    _ask(client, "Which paper studies diffusion models as data augmentation for image classifiers?", chat)
+    latest, everything = (_file(u) for u in client.predict("BibTeX", api_name="/downloads"))
+    assert Path(everything).name == "ragqa-conversation.bib"
+    assert _keys(latest) and _keys(everything) == list(dict.fromkeys(_keys(first) + _keys(latest)))
+    as_json = _file(client.predict("CSL-JSON", api_name="/downloads")[0])
+    assert Path(as_json).suffix == ".json"
+    assert [item["id"] for item in json.loads(Path(as_json).read_text(encoding="utf-8"))] == _keys(latest)
+    as_md = _file(client.predict("Markdown", api_name="/downloads")[0])
+    assert Path(as_md).read_text(encoding="utf-8").startswith("1. ")
+    client.predict(api_name="/new_chat")
+    assert all(_file(u) is None for u in client.predict("BibTeX", api_name="/downloads"))
+
+
+def test_library_selector_is_a_filter(ui_url):
+    from gradio_client import Client
+
+    client = Client(ui_url, verbose=False)
+    _, (chat, sources, _) = _ask(client, "graph neural network with distributed-order fractional derivatives", library="default")
+    assert "DRAGON" in _text(chat[-1]) and 'class="rq-card cited"' in sources
+    _, (chat, _, _) = _ask(Client(ui_url, verbose=False), "graph neural network fractional derivatives", library="gone")
+    assert _text(chat[-1]).startswith("⚠️ No library &#x27;gone&#x27;. Libraries: default")  # one line, not Gradio's generic error
+    _, (chat, _, _) = _ask(Client(ui_url, verbose=False), "graph neural network fractional derivatives", year="soon")
+    assert _text(chat[-1]).startswith("⚠️ Year &#x27;soon&#x27; is not a year")

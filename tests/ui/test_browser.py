@@ -3,31 +3,12 @@ answer with a citation and a source card, take screenshots; an abstract with mar
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.integration
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = Path(os.environ.get("RAGQA_SCREENSHOT_DIR", "/tmp/ragqa-screenshots"))
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-
-
-@pytest.fixture(scope="module")
-def page(ui_url):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        page = browser.new_page(viewport={"width": 1400, "height": 950})
-        page.goto(ui_url, wait_until="load")
-        page.wait_for_selector("#rq-question textarea", timeout=60_000)
-        yield page
-        browser.close()
 
 
 def test_ask_in_browser_streams_answer_with_citation_and_card(page):

@@ -1,0 +1,160 @@
+"""The Library tab end to end in headless Chromium: upload a .bib on a topic no bundled paper covers,
+see the report, ask what only the new papers answer (no restart), download the cited papers as
+BibTeX; then the chat's library selector, the Papers tab's library facet, errors as one line, and
+removal with a confirmation step. This module has its own index (tests/ui/conftest.py)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+SHOTS = Path(os.environ.get("RAGQA_SCREENSHOT_DIR", "/tmp/ragqa-screenshots"))
+LIBRARY = "protein-folding"
+# made-up methods on protein folding: no bundled paper shares these words (hashing embedder)
+BIB = r"""@article{quill2025foldweave,
+  title = {FoldWeave: Folding Protein Chains with Braided Contact Maps},
+  author = {Quill, Maren and Okafor, Tendai},
+  year = {2025},
+  journal = {Journal of Imaginary Biology},
+  abstract = {We introduce FoldWeave, a protein folding method that predicts the tertiary structure of a protein chain from its amino acid sequence by braiding residue contact maps across layers. FoldWeave folds protein chains of up to two thousand residues and improves contact precision on held-out protein families.}
+}
+@article{brandt2025chaperone,
+  title = {Chaperone Diffusion for Misfolded Protein Recovery},
+  author = {Brandt, Ilse},
+  year = {2025},
+  journal = {Journal of Imaginary Biology},
+  abstract = {Misfolded proteins aggregate in cells. We model chaperone proteins as a diffusion process over residue coordinates that recovers the native fold of misfolded protein chains, and we measure folding yield on simulated amino acid sequences.}
+}
+@article{nobody2025empty,
+  title = {A Record Without an Abstract},
+  author = {Nobody, Ann},
+  year = {2025}
+}
+"""
+NEW_TITLES = ("FoldWeave", "Chaperone Diffusion for Misfolded Protein Recovery")
+CITEKEYS = {"FoldWeave": "quill2025foldweave", "Chaperone Diffusion for Misfolded Protein Recovery": "brandt2025chaperone"}
+QUESTION = "Which method folds protein chains from amino acid sequences with braided residue contact maps?"
+
+
+@pytest.fixture(scope="module")
+def bib_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("upload") / f"{LIBRARY}.bib"
+    path.write_text(BIB, encoding="utf-8")
+    return path
+
+
+def _tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name).click()
+
+
+def _choose(page, elem_id: str, option: str) -> None:
+    """Pick an option of a Gradio dropdown."""
+    page.click(f"#{elem_id} input")
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def test_upload_shows_the_report(page, bib_file):
+    _tab(page, "Library")
+    page.wait_for_function("document.querySelector('#rq-libraries').innerText.includes('default')", timeout=30_000)
+    page.set_input_files("#rq-upload input[type=file]", str(bib_file))
+    page.wait_for_function(f"document.querySelector('#rq-lib-name textarea, #rq-lib-name input').value === '{LIBRARY}'",
+                           timeout=30_000)
+    page.click("#rq-ingest")
+    page.wait_for_function("document.querySelector('#rq-ingest-report').innerText.includes('papers indexed')", timeout=60_000)
+    report = page.inner_text("#rq-ingest-report")
+    assert f"Library {LIBRARY}: 2 papers indexed (2 new" in report
+    assert "Read 3 records" in report and "Skipped records (1)" in report and "nobody2025empty" in report
+    page.wait_for_function(f"document.querySelector('#rq-libraries').innerText.includes('{LIBRARY}')", timeout=30_000)
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "library.png"), full_page=True)
+
+
+def test_chat_answers_from_the_new_papers_and_downloads_them(page, tmp_path):
+    _tab(page, "Chat")
+    page.fill("#rq-question textarea", QUESTION)
+    page.click("#rq-send")
+    page.wait_for_selector("#rq-sources .rq-card.cited", timeout=60_000)
+    cited = page.inner_text("#rq-sources .rq-card.cited >> nth=0")
+    title = next((t for t in NEW_TITLES if t in cited), None)
+    assert title, f"the first cited paper is not one of the uploaded ones: {cited[:200]}"
+    page.wait_for_function("!document.querySelector('#rq-dl-answer').disabled", timeout=30_000)
+    with page.expect_download(timeout=30_000) as download:
+        page.click("#rq-dl-answer")
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    bib = path.read_text(encoding="utf-8")
+    assert path.suffix == ".bib" and f"{{{CITEKEYS[title]}," in bib and title.split(":")[0] in bib
+
+
+def test_library_selector_restricts_the_chat(page):
+    page.click("#rq-new")
+    _choose(page, "rq-library", LIBRARY)
+    page.fill("#rq-question textarea", "graph neural network with distributed-order fractional derivatives")
+    page.click("#rq-send")
+    page.wait_for_function("document.querySelector('#rq-sources').innerText.includes('retrieval ')", timeout=60_000)
+    sources = page.inner_text("#rq-sources")
+    assert "DRAGON" not in sources  # a bundled paper, outside the chosen library
+    _choose(page, "rq-library", "all")
+
+
+def test_an_api_client_can_choose_the_new_library(ui_url):
+    from gradio_client import Client
+
+    job = Client(ui_url, verbose=False).submit(QUESTION, [], "Any", "Any", "Any", LIBRARY, 10, False, api_name="/respond")
+    chat, sources, _ = job.result()
+    assert 'class="rq-card cited"' in sources and any(t in sources for t in NEW_TITLES)
+    assert "DRAGON" not in sources
+
+
+def test_papers_tab_filters_by_library(page):
+    _tab(page, "Papers")
+    _choose(page, "rq-paper-library", LIBRARY)
+    page.wait_for_function("document.querySelector('#rq-paper-counts').innerText.includes('showing 2')", timeout=30_000)
+    table = page.inner_text("#rq-papers")
+    assert all(t in table for t in NEW_TITLES)
+    assert f"{LIBRARY}: 2" in page.inner_text("#rq-paper-counts")
+    _choose(page, "rq-paper-library", "Any")
+
+
+def test_errors_are_one_line(page, tmp_path):
+    _tab(page, "Library")
+    bad = tmp_path / "broken.json"
+    bad.write_text("{not json", encoding="utf-8")
+    page.set_input_files("#rq-upload input[type=file]", str(bad))
+    page.wait_for_function("document.querySelector('#rq-lib-name textarea, #rq-lib-name input').value === 'broken'",
+                           timeout=30_000)
+    page.click("#rq-ingest")
+    page.wait_for_function("document.querySelector('#rq-ingest-report').innerText.includes('Nothing to index')", timeout=30_000)
+    report = page.inner_text("#rq-ingest-report")
+    assert "broken.json: invalid JSON" in report and "/tmp" not in report
+    page.fill("#rq-lib-name textarea, #rq-lib-name input", "all")
+    page.click("#rq-ingest")
+    page.wait_for_function("document.querySelector('#rq-ingest-report .rq-error') && "
+                           "document.querySelector('#rq-ingest-report').innerText.includes('means every library')", timeout=30_000)
+    assert page.locator(".toast-body.error").count() == 0  # no generic Gradio error toast
+
+
+def test_remove_library_asks_first(page):
+    _tab(page, "Library")
+    _choose(page, "rq-remove-name", LIBRARY)
+    page.click("#rq-remove")
+    page.wait_for_selector("#rq-remove-confirm", state="visible", timeout=30_000)
+    assert "2 papers that no other library holds" in page.inner_text("#rq-remove-status")
+    page.click("#rq-remove-cancel")
+    page.wait_for_selector("#rq-remove-confirm", state="hidden", timeout=30_000)
+    assert LIBRARY in page.inner_text("#rq-libraries")
+    _choose(page, "rq-remove-name", LIBRARY)
+    page.click("#rq-remove")
+    page.click("#rq-remove-confirm")
+    page.wait_for_function("document.querySelector('#rq-remove-status').innerText.includes('Removed library')", timeout=30_000)
+    page.wait_for_function(f"!document.querySelector('#rq-libraries').innerText.includes('{LIBRARY}')", timeout=30_000)
+    _tab(page, "Chat")
+    page.click("#rq-library input")
+    assert page.get_by_role("option", name=LIBRARY, exact=True).count() == 0
+    page.keyboard.press("Escape")
+    page.fill("#rq-question textarea", QUESTION)
+    page.click("#rq-send")
+    page.wait_for_function("document.querySelector('#rq-sources').innerText.includes('retrieval ')", timeout=60_000)
+    assert not any(t in page.inner_text("#rq-sources") for t in NEW_TITLES)

@@ -1,0 +1,48 @@
+"""ui/render.py's pure parts (no server, no browser): the Papers tab's facet summary and the Library
+tab's upload report and one-line messages, escaped."""
+from __future__ import annotations
+
+from collections import Counter
+
+from ragqa.corpus import LoadReport, Skip
+from ragqa.index import IngestReport
+from ui.render import error_line, facet_summary, ingest_report, status_line
+
+
+def test_facet_summary_lists_each_facet_with_counts():
+    text = facet_summary(98, 3, {"Venue": Counter({"NeurIPS 2024": 2, "ICLR 2024": 1}), "Status": Counter(),
+                                 "Topic": Counter({f"t{i}": i for i in range(1, 20)})}, top=3)
+    lines = text.split("\n\n")
+    assert lines[0] == "**98 papers** indexed · showing 3."
+    assert lines[1] == "Venue: ICLR 2024: 1 · NeurIPS 2024: 2"  # values in order, not by count
+    assert lines[2] == "Topic: t19: 19 · t18: 18 · t17: 17"  # topics: the most common only
+    assert "Status" not in text  # an empty facet is left out
+
+
+def test_facet_values_are_escaped():
+    assert "&lt;b&gt;" in facet_summary(1, 1, {"Library": Counter({"<b>x</b>": 1})})
+
+
+def test_ingest_report_lists_every_skip_on_its_own_line():
+    load = LoadReport(papers=[object(), object()], entries=4, skipped=[Skip("refs.bib:a1", "no abstract")])
+    result = IngestReport(papers=2, new_papers=1, embedded_chunks=1, seconds=0.25,
+                          skipped=["refs.bib: 'x' has a 30,000-character abstract (limit 20,000); not indexed"])
+    html = ingest_report("mine", "refs.bib", load, ["other.json: invalid JSON"], result)
+    assert "<b>Library mine</b>: 2 papers indexed (1 new, 1 already indexed; 1 chunk embedded in 0.2 s)" in html
+    assert "Read 4 records from refs.bib: 2 papers, 1 duplicate merged, 1 record skipped." in html
+    for title, line in (("Skipped records (1)", "refs.bib:a1: no abstract"), ("Unreadable files (1)", "other.json: invalid JSON"),
+                        ("Not indexed (1)", "30,000-character abstract")):
+        assert f"<h4>{title}</h4>" in html and line in html
+
+
+def test_ingest_report_when_nothing_was_readable():
+    html = ingest_report("x", "empty.csv", LoadReport(entries=0), ["empty.csv: no rows"], None)
+    assert "Nothing to index: no readable papers in empty.csv" in html and "rq-error" in html
+    assert "Not indexed" not in html
+
+
+def test_messages_are_escaped_one_liners():
+    assert error_line("bad <script>") == '<div class="rq-error">⚠️ bad &lt;script&gt;</div>'
+    assert status_line("a & b") == '<div class="rq-status">a &amp; b</div>'
+    assert "&lt;img" in ingest_report("<img src=x>", "f.bib", LoadReport(entries=0), [], None) + \
+        ingest_report("<img src=x>", "f.bib", LoadReport(entries=1, papers=[object()]), [], IngestReport(papers=1, new_papers=1))
