@@ -44,7 +44,7 @@ def _earlier_papers(pipeline, history: list[str], filters: Filters | None, trans
 def stream_answer(pipeline, question: str, filters: Filters | None = None, history: list[str] | None = None,
                   k: int | None = None, cited_before: list[str] | None = None, fast: bool = False) -> Iterator[Event]:
     settings = pipeline.settings
-    question = require_question(question)
+    question = require_question(question, settings.max_question_chars)
     llm = pipeline.llm(fast=fast)  # models and indexes load once per process, before the clock starts
     pipeline.searcher.refresh()
     pipeline.embedder

@@ -25,6 +25,7 @@ class Settings(BaseSettings):
     chroma_port: int = 8000
     collection_prefix: str = "papers"
     catalog_dir: Path | None = Field(None, description="the paper catalog (SQLite) folder; default vectorstore_dir. Share it between serve workers")
+    max_question_chars: int = Field(2000, ge=50, description="longer questions are refused with a message (the prompt must fit n_ctx)")
     max_abstract_chars: int = Field(20000, ge=500, description="longer abstracts are skipped at ingest, with a message")
     # embeddings and chunking ("minilm" = the packaged all-MiniLM-L6-v2; "hash" = test embedder)
     embed_model: str = "minilm"

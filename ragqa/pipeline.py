@@ -137,7 +137,7 @@ class Pipeline:
                history: list[str] | None = None, translate: bool | None = None) -> "SearchResult":
         from .retrieve import require_question, search
 
-        question = require_question(question)
+        question = require_question(question, self.settings.max_question_chars)
         use_translation = self.settings.translate_queries if translate is None else translate
         return search(self.searcher, question, filters, k, history=history,
                       translate=self.translate if use_translation else None)

@@ -416,10 +416,14 @@ class Searcher:
         return out
 
 
-def require_question(question: str | None) -> str:
+def require_question(question: str | None, limit: int | None = None) -> str:
+    """The stripped question; empty, or longer than `limit` characters (Settings.max_question_chars), is a QueryError."""
     question = (question or "").strip()
     if not question:
         raise QueryError("The question is empty. Type a question, e.g. 'Which papers study sparse autoencoders?'")
+    if limit is not None and len(question) > limit:
+        raise QueryError(f"The question is {len(question):,} characters; ask it in at most {limit:,} "
+                         "(RAGQA_MAX_QUESTION_CHARS), e.g. the paragraph that matters.")
     return question
 
 
@@ -429,7 +433,7 @@ def search(
     translate: Callable[[str], str] | None = None, auto_filters: bool = True,
 ) -> SearchResult:
     """The search entry point used by the CLI, the answerer, the UI and the evals."""
-    question = require_question(question)
+    question = require_question(question, searcher.settings.max_question_chars)
     filters = filters or Filters()
     notes: list[str] = []
     author = None

@@ -68,8 +68,20 @@ def open_client(settings: Settings):
         except Exception as exc:
             raise unreachable(settings, exc) from None
         return client
-    settings.vectorstore_dir.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(settings.vectorstore_dir), settings=chroma_settings)
+    folder = settings.vectorstore_dir
+    if folder.exists() and not folder.is_dir():
+        raise IndexMissingError(f"RAGQA_VECTORSTORE_DIR={folder} is a file, not a folder. Point it at a folder (it is created if missing).")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(folder), settings=chroma_settings)
+    except OSError as exc:
+        raise IndexMissingError(f"Cannot use {folder} for the vector store ({exc.strerror}). Check its permissions or set RAGQA_VECTORSTORE_DIR.") from None
+    except Exception as exc:  # chromadb reports a damaged store as InternalError("... file is not a database")
+        if "database" not in str(exc).lower():
+            raise
+        raise IndexMissingError(
+            f"The vector store at {folder} is damaged ({str(exc).splitlines()[0][:120]}). Move it away and run 'ragqa ingest' "
+            "to rebuild it from your files (the folder is left untouched).") from None
 
 
 def get_collection(client, name: str, metadata: dict | None = None, create: bool = True, settings: Settings | None = None):

@@ -133,3 +133,33 @@ def test_empty_search_question_is_an_error_not_the_interactive_loop(capsys, monk
     monkeypatch.setattr("sys.stdin", None)  # the loop would read stdin
     code = main(["search", ""])
     assert code != 0 and "error" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["search", "ask"])
+def test_a_50k_character_question_is_one_line(env, capsys, command):
+    """#18.5: it used to reach the LLM and fail with 'Requested tokens exceed context window'."""
+    main(["ingest", "--quiet"])
+    capsys.readouterr()
+    assert main([command, "graph neural networks " * 2300]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "characters; ask it in at most 2,000" in err
+
+
+def test_a_vectorstore_path_that_is_a_file_is_one_line(env, capsys, monkeypatch, tmp_path):
+    (tmp_path / "afile").write_text("x")
+    monkeypatch.setenv("RAGQA_VECTORSTORE_DIR", str(tmp_path / "afile"))
+    assert main(["stats"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a file, not a folder" in err
+
+
+def test_a_damaged_store_is_one_line_and_left_untouched(env, capsys, monkeypatch, tmp_path):
+    store = tmp_path / "damaged"
+    store.mkdir()
+    junk = bytes(range(256)) * 20
+    (store / "chroma.sqlite3").write_bytes(junk)
+    monkeypatch.setenv("RAGQA_VECTORSTORE_DIR", str(store))
+    assert main(["stats"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is damaged" in err and "ragqa ingest" in err
+    assert (store / "chroma.sqlite3").read_bytes() == junk
