@@ -53,6 +53,17 @@ class AppState:
             if ready is not None:
                 self.ready = ready
 
+    def wait(self, seconds: float = 900, poll: float = 0.5):
+        """Yield the start-up message whenever it changes, until ready, failed ("Error: …") or timed out."""
+        import time
+
+        shown, deadline = None, time.monotonic() + seconds
+        while not self.ready and not self.message.startswith("Error") and time.monotonic() < deadline:
+            if self.message != shown:
+                shown = self.message
+                yield shown
+            time.sleep(poll)
+
 
 def _choices(pipeline) -> dict[str, list[str]]:
     """Dropdown choices from the index: venues, years, topics, statuses (with "Any") and libraries."""
@@ -188,10 +199,16 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
             return
         conv["last"] = []
         chat.append({"role": "user", "content": html.escape(question)})
-        if not state.ready:
-            chat.append({"role": "assistant", "content": html.escape(f"Not ready yet: {state.message}")})
-            yield chat, conv, gr.update(), ""
-            return
+        if not state.ready:  # the question waits for start-up instead of being lost (#18.7)
+            chat.append({"role": "assistant", "content": ""})
+            for message in state.wait():
+                chat[-1]["content"] = html.escape(f"Your question is queued until start-up finishes: {message}")
+                yield chat, conv, gr.update(), ""
+            if not state.ready:
+                chat[-1]["content"] = html.escape(f"Not ready: {state.message}")
+                yield chat, conv, gr.update(), ""
+                return
+            chat.pop()
         chat.append({"role": "assistant", "content": "_Searching the indexed papers…_"})
         yield chat, conv, sources_panel(status="Searching…"), ""
         try:
