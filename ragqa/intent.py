@@ -15,7 +15,8 @@ import re
 LIST, COUNT, EXPLAIN, GROUP = "list", "count", "explain", "group"
 
 _GROUPS = (  # (key, wording that asks for papers grouped by it)
-    ("author", r"\bwho (?:has|wrote|published|authored|works? most|has written)\b.{0,30}\b(?:most|more)\b|\bwhich authors?\b.{0,40}\bmost\b"
+    ("author", r"\bwho\b(?=.{0,60}\b(?:papers?|publish\w*|publications?|works?|wrote|written|authored|prolific)\b).{0,40}\b(?:most|the largest number)\b"
+               r"|\bwhich (?:authors?|researchers?|people|groups?)\b.{0,40}\bmost\b"
                r"|\b(?:most|top) (?:prolific )?authors?\b|\b(?:papers )?(?:per|by|for each|each) author\b|哪些?位?作者.{0,12}最多|作者.{0,6}排名"),
     ("year", r"\b(?:per|by|each|every) year\b|\bover (?:the )?(?:time|years)\b|\b(?:grow|grew|growth|change|changed|trend)\w*\b.{0,60}\b(?:from|between|since|over)\b"
              r"|\bfrom (?:19|20)\d\d to (?:19|20)\d\d\b|每年|逐年|历年|年份分布"),

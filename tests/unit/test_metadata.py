@@ -111,7 +111,8 @@ def test_an_unknown_author_says_so(pipeline, llm):
     ("Who has the most papers on sparse autoencoders?", "author"), ("Which authors published most on diffusion?", "author"),
     ("How many diffusion papers per year?", "year"), ("How did diffusion papers grow from 2024 to 2025?", "year"),
     ("Which venue has the most oral papers?", "venue"), ("每年有多少篇扩散模型论文？", "year"),
-    ("哪位作者发表的稀疏自编码器论文最多？", "author"),
+    ("哪位作者发表的稀疏自编码器论文最多？", "author"), ("who works most on sparse autoencoders in this collection?", "author"),
+    ("Who proposed the most cited method?", None),
     ("Which papers study diffusion?", None), ("How many papers study robustness?", None), ("What is the most robust method?", None),
 ])
 def test_group_key(question, key):
