@@ -1,5 +1,5 @@
-"""HTML for the sources panel, the papers table's facet counts and the Library tab's messages. Every
-piece of paper, file or user text is escaped here, so an abstract holding <script> or
+"""HTML for the sources panel, the Papers tab's facet counts and paper records, and the Library tab's
+messages. Every piece of paper, file or user text is escaped here, so an abstract holding <script> or
 <img onerror=...> is shown as text, never run."""
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ CSS = """
 .rq-error {border-left: 4px solid #b3261e; padding: 6px 10px; background: rgba(179,38,30,0.08);}
 .rq-report h4 {margin: 8px 0 2px; font-size: 1em;}
 .rq-report ul {margin: 0 0 0 1.2em; font-size: 0.9em;}
+.rq-record h3 {margin: 0 0 6px; font-size: 1.1em;}
+.rq-record dl {display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 0 0 8px; font-size: 0.9em;}
+.rq-record dt {font-weight: 600;}
+.rq-record dd {margin: 0;}
+.rq-record .rq-abs {font-size: 0.9em; max-height: 24em; overflow-y: auto; white-space: pre-line;}
 """
 
 
@@ -104,6 +109,25 @@ def facet_summary(total: int, shown: int, facets: dict, top: int = 12) -> str:
         items = counts.most_common(top) if name == "Topic" else sorted(counts.items())
         lines.append(f"{_e(name)}: " + " · ".join(f"{_e(value)}: {n}" for value, n in items))
     return "\n\n".join(lines)
+
+
+def paper_record(meta: dict | None, links: list[tuple[str, str]] = (), message: str = "") -> str:
+    """The Papers tab's panel: one paper's full record (title, authors, venue, year, status, libraries,
+    topic, links, abstract), or `message` when there is none. `links` are (label, http(s) address)."""
+    if meta is None:
+        return f'<div class="rq-status">{_e(message)}</div>'
+    authors = (meta.get("authors") or "").replace("; ", ", ")
+    if authors and meta.get("authors_truncated"):
+        authors += " et al."
+    fields = [("Authors", authors), ("Venue", meta.get("venue")), ("Year", meta.get("year") or ""),
+              ("Status", meta.get("status")), ("Libraries", (meta.get("libraries") or "").replace("; ", ", ")),
+              ("Topic", meta.get("topic"))]
+    rows = "".join(f"<dt>{name}</dt><dd>{_e(value)}</dd>" for name, value in fields if value)
+    rows += "".join(f'<dt>Link</dt><dd><a href="{_e(url)}" target="_blank" rel="noopener noreferrer">{_e(label)}</a></dd>'
+                    for label, url in links)
+    title = meta.get("title") or meta.get("label")
+    return (f'<div class="rq-record" data-paper="{_e(meta.get("paper_id"))}"><h3>{_e(title)}</h3><dl>{rows}</dl>'
+            f'<div class="rq-abs">{_e(meta.get("text") or meta.get("abstract"))}</div></div>')
 
 
 def status_line(message: str) -> str:

@@ -1,12 +1,13 @@
-"""ui/app.py's pure helpers (no server, no browser): library names from uploads and their checks, and
-citation files written for the download buttons."""
+"""The UI's pure helpers (no server, no browser): library names from uploads and their checks
+(ui/library.py), and citation files written for the download buttons (ui/app.py)."""
 from __future__ import annotations
 
 import pytest
 
 from ragqa.corpus import Paper
 from ragqa.errors import QueryError
-from ui.app import check_library_name, library_name_for, write_export
+from ui.app import write_export
+from ui.library import check_library_name, library_name_for
 
 
 @pytest.mark.parametrize("filename, name", [

@@ -1,5 +1,6 @@
 """The launched Gradio app through gradio_client: answers, streaming, follow-ups, filters, abstention,
-the Papers tab's facets and the cited papers' downloads."""
+the group answers' bar chart, the Papers tab's facets and the cited papers' downloads. /respond returns
+(chat, sources, question box, chart)."""
 from __future__ import annotations
 
 import json
@@ -28,7 +29,7 @@ def test_single_answer_with_citation_and_source_card(ui_url):
     from gradio_client import Client
 
     client = Client(ui_url, verbose=False)
-    updates, (chat, sources, box) = _ask(client, "graph neural network with distributed-order fractional derivatives")
+    updates, (chat, sources, box, chart) = _ask(client, "graph neural network with distributed-order fractional derivatives")
     answer = _text(chat[-1])
     assert "[1]" in answer and "DRAGON" in answer
     assert 'class="rq-card cited"' in sources and "<mark>" in sources
@@ -50,8 +51,8 @@ def test_follow_up_uses_the_conversation(ui_url, ui_pipeline):
     from gradio_client import Client
 
     client = Client(ui_url, verbose=False)
-    _, (chat, _, _) = _ask(client, "Which paper introduces DiffAug?")
-    _, (chat2, sources, _) = _ask(client, "What architectures did they evaluate it with?", chat)
+    _, (chat, _, _, _) = _ask(client, "Which paper introduces DiffAug?")
+    _, (chat2, sources, _, _) = _ask(client, "What architectures did they evaluate it with?", chat)
     assert len(chat2) == 4
     condense_prompts = [p for p in ui_pipeline._llm.prompts if "Last question: What architectures" in p]
     assert condense_prompts and "Which paper introduces DiffAug?" in condense_prompts[-1]
@@ -61,7 +62,7 @@ def test_venue_filter_restricts_sources(ui_url):
     from gradio_client import Client
 
     client = Client(ui_url, verbose=False)
-    _, (chat, sources, _) = _ask(client, "interpretability of neural networks", venue="ICLR 2025")
+    _, (chat, sources, _, _) = _ask(client, "interpretability of neural networks", venue="ICLR 2025")
     assert "ICLR 2025" in sources and "NeurIPS 2024" not in sources
 
 
@@ -69,7 +70,7 @@ def test_abstention_looks_different(ui_url):
     from gradio_client import Client
 
     client = Client(ui_url, verbose=False)
-    _, (chat, _, _) = _ask(client, "Zorblat quimwex fnord?")  # no indexed paper shares a word (hashing embedder)
+    _, (chat, _, _, _) = _ask(client, "Zorblat quimwex fnord?")  # no indexed paper shares a word (hashing embedder)
     assert "rq-abstain" in _text(chat[-1]) and "Not covered" in _text(chat[-1])
 
 
@@ -77,7 +78,7 @@ def test_empty_question_changes_nothing(ui_url):
     from gradio_client import Client
 
     client = Client(ui_url, verbose=False)
-    _, (chat, _, _) = _ask(client, "   ")
+    _, (chat, _, _, _) = _ask(client, "   ")
     assert chat == []
 
 
@@ -125,7 +126,7 @@ def test_two_users_at_once(ui_url):
     jobs = [Client(ui_url, verbose=False).submit(q, [], "Any", "Any", "Any", "all", 10, False, api_name="/respond")
             for q in ("graph neural network fractional derivatives", "diffusion augmentation for classifiers")]
     finals = [job.result() for job in jobs]
-    assert all("[1]" in _text(chat[-1]) for chat, _, _ in finals)
+    assert all("[1]" in _text(chat[-1]) for chat, _, _, _ in finals)
 
 
 def _file(update) -> str | None:
@@ -144,7 +145,7 @@ def test_download_cited_papers_of_answer_and_conversation(ui_url):
     client = Client(ui_url, verbose=False)
     first, second = client.predict("BibTeX", api_name="/downloads")
     assert _file(first) is None and _file(second) is None  # nothing cited yet
-    _, (chat, _, _) = _ask(client, "graph neural network with distributed-order fractional derivatives")
+    _, (chat, _, _, _) = _ask(client, "graph neural network with distributed-order fractional derivatives")
     first = _file(client.predict("BibTeX", api_name="/downloads")[0])
     assert Path(first).name == "ragqa-cited.bib" and "DRAGON" in Path(first).read_text(encoding="utf-8")
     _ask(client, "Which paper studies diffusion models as data augmentation for image classifiers?", chat)
@@ -164,9 +165,46 @@ def test_library_selector_is_a_filter(ui_url):
     from gradio_client import Client
 
     client = Client(ui_url, verbose=False)
-    _, (chat, sources, _) = _ask(client, "graph neural network with distributed-order fractional derivatives", library="default")
+    _, (chat, sources, _, _) = _ask(client, "graph neural network with distributed-order fractional derivatives", library="default")
     assert "DRAGON" in _text(chat[-1]) and 'class="rq-card cited"' in sources
-    _, (chat, _, _) = _ask(Client(ui_url, verbose=False), "graph neural network fractional derivatives", library="gone")
+    _, (chat, _, _, _) = _ask(Client(ui_url, verbose=False), "graph neural network fractional derivatives", library="gone")
     assert _text(chat[-1]).startswith("⚠️ No library &#x27;gone&#x27;. Libraries: default")  # one line, not Gradio's generic error
-    _, (chat, _, _) = _ask(Client(ui_url, verbose=False), "graph neural network fractional derivatives", year="soon")
+    _, (chat, _, _, _) = _ask(Client(ui_url, verbose=False), "graph neural network fractional derivatives", year="soon")
     assert _text(chat[-1]).startswith("⚠️ Year &#x27;soon&#x27; is not a year")
+
+
+GROUP_QUESTION = "Which venue has the most oral papers?"  # answered from metadata (status = Oral), no LLM
+
+
+def _bars(update) -> list[list]:
+    value = update.get("value") if isinstance(update, dict) else None
+    return value["data"] if isinstance(value, dict) else []
+
+
+def test_group_answer_shows_its_counts_as_a_bar_chart(ui_url, ui_pipeline):
+    from gradio_client import Client
+
+    from ragqa.ask import ask
+
+    answer = ask(ui_pipeline, GROUP_QUESTION)
+    assert answer.form == "group" and answer.table
+    updates, (chat, sources, box, chart) = _ask(Client(ui_url, verbose=False), GROUP_QUESTION)
+    assert chart["visible"] is True and chart["x_title"] == "Venue"
+    bars = _bars(chart)
+    assert bars == [[row["group"], row["count"]] for row in answer.table]  # largest first, as the answer counts
+    assert chart["sort"] == [g for g, _ in bars]
+    assert all(f"{g}: {n}" in _text(chat[-1]) for g, n in bars)
+    assert updates[0][3].get("visible") is False  # hidden while searching
+
+
+def test_chart_is_hidden_for_other_answers(ui_url):
+    from gradio_client import Client
+
+    client = Client(ui_url, verbose=False)
+    _, (_, _, _, chart) = _ask(client, GROUP_QUESTION)
+    assert chart["visible"] is True
+    _, (chat, _, _, chart) = _ask(client, "graph neural network with distributed-order fractional derivatives", [])
+    assert "[1]" in _text(chat[-1])
+    assert chart.get("visible") is False and not _bars(chart)
+    *_, chart = client.predict(api_name="/new_chat")
+    assert chart.get("visible") is False

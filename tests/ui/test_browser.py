@@ -46,3 +46,49 @@ def test_papers_tab(page):
     page.wait_for_function("document.querySelector('#rq-papers').innerText.includes('Fractional Graph Operating Network')", timeout=30_000)
     assert "Fractional Graph Operating Network" in page.inner_text("#rq-papers")
 
+
+
+def _tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name).click()
+
+
+def test_group_answer_draws_a_bar_chart(page):
+    _tab(page, "Chat")
+    page.click("#rq-new")  # a first question, not a follow-up of the earlier tests'
+    assert page.locator("#rq-chart").is_hidden()  # only group answers have a chart
+    page.fill("#rq-question textarea", "Which venue has the most oral papers?")
+    page.click("#rq-send")
+    page.wait_for_selector("#rq-chart svg, #rq-chart canvas", state="visible", timeout=60_000)
+    page.wait_for_function("document.querySelector('#rq-chart').textContent.includes('ICLR 2024')", timeout=30_000)
+    chart = page.locator("#rq-chart")
+    assert "Papers per venue" in chart.inner_text()
+    box = chart.bounding_box()
+    assert box and box["height"] > 150 and box["width"] > 200
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "chart.png"), full_page=True)
+    page.fill("#rq-question textarea", "graph neural network with distributed-order fractional derivatives")
+    page.click("#rq-send")
+    page.wait_for_selector("#rq-chart", state="hidden", timeout=60_000)  # an explain answer has none
+
+
+def test_paper_record_and_ask_about_it(page, ui_pipeline):
+    from ui.papers import question_about
+
+    title = "Distributed-Order Fractional Graph Operating Network"
+    pid, meta = next((pid, m) for pid, m in ui_pipeline.searcher.paper_meta().items() if m.get("title") == title)
+    _tab(page, "Papers")
+    page.fill("#rq-paper-search textarea", "fractional")
+    page.wait_for_function(f"document.querySelector('#rq-papers').innerText.includes('{title}')", timeout=30_000)
+    assert page.locator("#rq-ask-paper").is_hidden()
+    page.locator("#rq-papers").get_by_text(title, exact=True).filter(visible=True).first.click()  # the cell, not its sizing copy
+    page.wait_for_selector(f"#rq-paper-record .rq-record[data-paper='{pid}']", timeout=30_000)
+    record = page.inner_text("#rq-paper-record")
+    assert meta["text"][:120] in " ".join(record.split()) or meta["text"][:120] in record  # the full abstract
+    assert meta["title"] in record and meta["venue"] in record and meta["authors"].split("; ")[0] in record
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "paper-record.png"), full_page=True)
+    page.click("#rq-ask-paper")
+    page.wait_for_selector("#rq-question textarea", state="visible", timeout=30_000)  # back on the Chat tab
+    page.wait_for_function(f"document.querySelector('#rq-question textarea').value.includes({title!r})", timeout=30_000)
+    assert page.input_value("#rq-question textarea") == question_about(meta)
+    page.wait_for_function("document.activeElement === document.querySelector('#rq-question textarea')", timeout=10_000)

@@ -103,7 +103,7 @@ def test_an_api_client_can_choose_the_new_library(ui_url):
     from gradio_client import Client
 
     job = Client(ui_url, verbose=False).submit(QUESTION, [], "Any", "Any", "Any", LIBRARY, 10, False, api_name="/respond")
-    chat, sources, _ = job.result()
+    chat, sources, _, _ = job.result()
     assert 'class="rq-card cited"' in sources and any(t in sources for t in NEW_TITLES)
     assert "DRAGON" not in sources
 

@@ -1,12 +1,12 @@
-"""ui/render.py's pure parts (no server, no browser): the Papers tab's facet summary and the Library
-tab's upload report and one-line messages, escaped."""
+"""ui/render.py's pure parts (no server, no browser): the Papers tab's facet summary and paper record,
+and the Library tab's upload report and one-line messages, escaped."""
 from __future__ import annotations
 
 from collections import Counter
 
 from ragqa.corpus import LoadReport, Skip
 from ragqa.index import IngestReport
-from ui.render import error_line, facet_summary, ingest_report, status_line
+from ui.render import error_line, facet_summary, ingest_report, paper_record, status_line
 
 
 def test_facet_summary_lists_each_facet_with_counts():
@@ -46,3 +46,16 @@ def test_messages_are_escaped_one_liners():
     assert status_line("a & b") == '<div class="rq-status">a &amp; b</div>'
     assert "&lt;img" in ingest_report("<img src=x>", "f.bib", LoadReport(entries=0), [], None) + \
         ingest_report("<img src=x>", "f.bib", LoadReport(entries=1, papers=[object()]), [], IngestReport(papers=1, new_papers=1))
+
+
+def test_paper_record_shows_every_field_escaped():
+    meta = {"paper_id": "p1", "title": "XSSNet <script>x()</script>", "authors": "Ann Lee; Bo Chen", "authors_truncated": True,
+            "venue": "ICML 2024", "year": 2024, "status": "Oral", "libraries": "default; mine", "topic": "",
+            "text": "We propose <img src=x onerror=alert(1)>."}
+    html = paper_record(meta, [("Paper", 'https://example.org/a?b=1&c="2"')])
+    assert '<h3>XSSNet &lt;script&gt;x()&lt;/script&gt;</h3>' in html and "<script>" not in html
+    for shown in ("Ann Lee, Bo Chen et al.", "ICML 2024", "2024", "Oral", "default, mine", "&lt;img src=x"):
+        assert shown in html
+    assert "<dt>Topic</dt>" not in html  # an empty field is left out
+    assert 'href="https://example.org/a?b=1&amp;c=&quot;2&quot;" target="_blank" rel="noopener noreferrer"' in html
+    assert paper_record(None, message="Gone <b>") == '<div class="rq-status">Gone &lt;b&gt;</div>'

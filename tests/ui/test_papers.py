@@ -1,0 +1,46 @@
+"""ui/papers.py over the bundled index (no server, no browser): the row a click gives back is found
+again whatever the table's order, the question the ask button writes, and a record's links."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ui.papers import paper_for_row, paper_links, paper_row, papers_table, question_about
+
+
+def test_a_row_finds_its_paper(ui_pipeline):
+    rows, _ = papers_table(ui_pipeline)
+    metas = ui_pipeline.searcher.paper_meta()
+    for row in rows[::7] + rows[-1:]:  # the page may sort the table: the row's values say which paper it is
+        pid, meta = paper_for_row(ui_pipeline, row)
+        assert paper_row(meta) == row and metas[pid] is meta
+    assert paper_for_row(ui_pipeline, ["No such paper", "", "", "", "", "", ""]) is None
+    assert paper_for_row(ui_pipeline, None) is None
+
+
+def test_a_row_with_a_stale_cell_still_finds_a_unique_title(ui_pipeline):
+    row = next(r for r in papers_table(ui_pipeline)[0] if r[0].startswith("Distributed-Order Fractional"))
+    pid, meta = paper_for_row(ui_pipeline, [*row[:3], "a library since removed", *row[4:]])
+    assert meta["title"] == row[0]
+
+
+@pytest.mark.parametrize("meta, question", [
+    ({"title": "Vision Transformers Need Registers", "text": "..."}, 'What does "Vision Transformers Need Registers" propose and find?'),
+    ({"title": "", "label": "Embedders play a central role", "text": "Embedders play a central role in machine learning, "
+      "projecting any object into numerical representations that can be leveraged to perform various downstream tasks."},
+     'What does the paper beginning "Embedders play a central role in machine learning, projecting any object into …" '
+     "propose and find?"),
+])
+def test_question_about(meta, question):
+    assert question_about(meta) == question
+
+
+@pytest.mark.parametrize("extra, links", [
+    ({"url": "https://openreview.net/forum?id=x", "pdf": "https://x/p.pdf"}, [("Paper", "https://openreview.net/forum?id=x")]),
+    ({"virtual_site": "javascript:alert(1)"}, []),  # only web addresses become links
+    ({"doi": "10.1/abc"}, [("DOI 10.1/abc", "https://doi.org/10.1/abc")]),
+    ({}, []),
+])
+def test_paper_links(extra, links):
+    assert paper_links({"extra": json.dumps(extra) if extra else ""}) == links
