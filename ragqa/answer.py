@@ -45,6 +45,7 @@ class Citation:
     authors: list[str]
     abstract: str
     evidence: str
+    title: str | None = None
 
     def as_json(self) -> dict:
         return dict(self.__dict__)
@@ -381,7 +382,7 @@ def make_citations(numbers: list[int], sources: list[Source]) -> list[Citation]:
         out.append(Citation(
             n=n, paper_id=s.hit.paper_id, label=m.get("label") or "", venue=m.get("venue") or None,
             year=m.get("year") or None, authors=[a for a in (m.get("authors") or "").split("; ") if a],
-            abstract=m.get("abstract") or "", evidence=" ".join(s.evidence),
+            abstract=m.get("abstract") or "", evidence=" ".join(s.evidence), title=m.get("title") or None,
         ))
     return out
 

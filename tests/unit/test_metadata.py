@@ -85,6 +85,7 @@ def test_what_an_author_published_lists_exactly_their_papers(pipeline, llm):
     gold = _gold_by("David Bau")
     assert gold >= 2 and len(answer.citations) == gold
     assert all("David Bau" in c.authors for c in answer.citations)
+    assert all(c.as_json()["title"] for c in answer.citations)  # the bundled papers' titles reach ask --json
     assert answer.text.startswith(f"{gold} indexed papers match author = David Bau")
     assert llm.prompts == []  # metadata answers need no LLM
 
