@@ -1,0 +1,118 @@
+"""Benchmark: cost against collection size. Synthetic papers recombined from the real ICLR/ICML 2024
+abstracts (two halves of two different abstracts, unique ids, so texts differ), indexed with the
+hashing embedder (the embedding model is not what is measured), into a fresh embedded store per size.
+
+    .venv/bin/python -m evals.bench_scale --sizes 10000 100000 [--out evals/reports/scale.json]
+
+Per size: ingest throughput, cold start of `ragqa search` (a new process, to its first result), its peak
+memory, hybrid search p50/p95 without and with a venue filter (in one warm process), and store size.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = ROOT.parent / "shared" / "data" / "corpora"
+QUESTIONS = ["sparse autoencoders for interpretability", "diffusion model sampling quality", "robust reinforcement learning",
+             "graph neural networks for molecules", "federated learning with privacy", "in-context learning in transformers",
+             "protein structure prediction", "contrastive learning for vision", "causal discovery from data", "LLM alignment"]
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+
+
+def write_corpus(path: Path, n: int, seed: int = 0) -> None:
+    rows = [json.loads(line) for name in ("iclr2024.jsonl", "icml2024.jsonl") for line in (CORPORA / name).open(encoding="utf-8")]
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(n):
+            a, b = rng.choice(rows), rng.choice(rows)
+            sa, sb = _sentences(a["abstract"]), _sentences(b["abstract"])
+            text = " ".join(sa[: max(1, len(sa) // 2)] + sb[len(sb) // 2:]) + f" (variant {i})"
+            out.write(json.dumps({"id": f"s{i}", "title": a["title"], "authors": a["authors"][:3] + b["authors"][:2],
+                                  "abstract": text, "venue": rng.choice(["ICLR", "ICML", "NeurIPS", "arXiv cs.LG"]),
+                                  "year": rng.choice([2023, 2024, 2025])}) + "\n")
+
+
+def _du(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def _timed_search(env: dict) -> dict:
+    """A cold `ragqa search` in a new process: wall time to its first result and peak RSS."""
+    cmd = ["/usr/bin/time", "-f", "%M %e", str(Path(sys.executable).with_name("ragqa")), "search", QUESTIONS[0], "--k", "5", "--json"]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    rss_kb, wall = done.stderr.strip().splitlines()[-1].split()
+    return {"cold_search_s": float(wall), "cold_search_peak_rss_mb": round(int(rss_kb) / 1024, 1), "ok": done.returncode == 0}
+
+
+def _warm_latencies(env: dict) -> dict:
+    code = f"""
+import json, time
+from ragqa.pipeline import Pipeline
+from ragqa.retrieve import Filters
+p = Pipeline(); p.search("warm up", translate=False)
+qs = {QUESTIONS!r}
+out = {{}}
+for name, f in (("search", None), ("search_venue_filter", Filters(venue="ICML 2024"))):
+    ts = []
+    for q in qs * 3:
+        a = time.perf_counter(); p.search(q, f, k=10, translate=False); ts.append(time.perf_counter() - a)
+    ts.sort()
+    out[name + "_p50_ms"] = round(ts[len(ts) // 2] * 1000, 1); out[name + "_p95_ms"] = round(ts[int(len(ts) * 0.95) - 1] * 1000, 1)
+print(json.dumps(out))
+"""
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {"error": done.stderr[-300:]}
+
+
+def measure(n: int, work: Path) -> dict:
+    corpus, store = work / f"corpus-{n}.jsonl", work / f"store-{n}"
+    write_corpus(corpus, n)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "RAGQA_EMBED_MODEL": "hash", "RAGQA_VECTORSTORE_DIR": str(store),
+           "RAGQA_DATA_DIR": str(work / "no-data")}
+    start = time.perf_counter()
+    done = subprocess.run([str(Path(sys.executable).with_name("ragqa")), "ingest", "--quiet", str(corpus)], env=env,
+                          capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    chunks = re.search(r"(\d+) chunks", done.stdout)
+    result = {"papers": n, "ingest_s": round(seconds, 1), "ingest_papers_per_s": round(n / seconds, 1),
+              "chunks": int(chunks.group(1)) if chunks else None, "store_mb": round(_du(store) / 2**20, 1)}
+    result.update(_timed_search(env))
+    result.update(_warm_latencies(env))
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--work", type=Path, default=None, help="folder for corpora and stores (default: a temp folder)")
+    args = parser.parse_args(argv)
+    if not CORPORA.is_dir():
+        print(f"no corpora at {CORPORA}", file=sys.stderr)
+        return 1
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.work or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        for n in args.sizes:
+            results.append(measure(n, work))
+            print(json.dumps(results[-1]), flush=True)
+    if args.out:
+        args.out.write_text(json.dumps({"machine": os.uname().machine, "cpus": os.cpu_count(), "results": results}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
