@@ -152,12 +152,20 @@ class PaperIndex:
     def build_lexical(self) -> "LexicalIndex | None":
         """BM25 over every chunk's embedded text (reads every chunk: writers and fallbacks only)."""
         from llama_index.core.schema import MetadataMode
+        from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
         from .lexical import LexicalIndex
 
-        nodes = self.vector_store().get_nodes(node_ids=None) if self.count() else []
-        return LexicalIndex.build([n.node_id for n in nodes], [n.get_content(metadata_mode=MetadataMode.EMBED) for n in nodes],
-                                  self.catalog.generation())
+        ids, texts, offset = [], [], 0
+        while True:  # in pages: one get of every chunk exceeds SQLite's variable limit past ~100k chunks
+            page = self.collection.get(include=["documents", "metadatas"], limit=_FETCH_BATCH, offset=offset)
+            for cid, doc, meta in zip(page["ids"], page["documents"], page["metadatas"]):
+                ids.append(cid)
+                texts.append(metadata_dict_to_node(meta, text=doc).get_content(metadata_mode=MetadataMode.EMBED))
+            if len(page["ids"]) < _FETCH_BATCH:
+                break
+            offset += _FETCH_BATCH
+        return LexicalIndex.build(ids, texts, self.catalog.generation())
 
     def refresh_lexical(self, changed: bool) -> None:
         """After a write: a new generation and a saved BM25 index for it (also when one is missing)."""
