@@ -109,7 +109,29 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
     choices = index_choices(pipeline)
     exports = Path(tempfile.mkdtemp(prefix="ragqa-export-"))
 
-    def respond(question, chat, conv, venue, year, topic, library, k, fast):
+    active: set[str] = set()  # sessions with a question being answered: one at a time each, so none starves the rest
+    active_lock = threading.Lock()
+
+    def respond(question, chat, conv, venue, year, topic, library, k, fast, request: gr.Request = None):
+        """One question at a time per browser session; Gradio's queue (and its position display)
+        orders the sessions."""
+        session = getattr(request, "session_hash", None)
+        with active_lock:
+            busy = session is not None and session in active
+            if not busy and session is not None:
+                active.add(session)
+        if busy:
+            chat = [*(chat or []), {"role": "user", "content": html.escape((question or "").strip())},
+                    {"role": "assistant", "content": "Your previous question is still being answered; ask this one when it is done."}]
+            yield chat, conv, gr.update(), question, gr.update()
+            return
+        try:
+            yield from _respond(question, chat, conv, venue, year, topic, library, k, fast)
+        finally:
+            with active_lock:
+                active.discard(session)
+
+    def _respond(question, chat, conv, venue, year, topic, library, k, fast):
         """Stream one answer: -> (chat, conversation, sources panel, question box, chart) per update."""
         chat = list(chat or [])
         conv = {**new_conversation(), **(conv or {})}

@@ -55,3 +55,31 @@ def test_a_failed_start_up_is_one_line_in_the_chat(ui_pipeline):
         assert "Not ready: Error: No packaged weights" in str(final) and "queued" not in str(final)
     finally:
         app.close()
+
+
+def test_one_question_at_a_time_per_session(ui_pipeline):
+    """A second question from the same session while the first is still being answered is turned
+    away with a message (and kept in the box), so one user cannot fill the queue; other sessions are unaffected."""
+    from gradio_client import Client
+
+    from ui.app import AppState
+
+    state = AppState()
+    state.set("Loading the language model…", ready=False)
+    app, url = _launch(ui_pipeline, state)
+    try:
+        client = Client(url, verbose=False)
+        args = ("graph neural networks", [], "Any", "Any", "Any", "all", 10, False)
+        first = client.submit(*args, api_name="/respond")
+        import time
+
+        time.sleep(1.5)  # the first is now waiting for start-up
+        second = client.submit(*args, api_name="/respond")
+        chat, _, box, _ = second.result(timeout=60)
+        assert "still being answered" in str(chat[-1]["content"]) and box == "graph neural networks"
+        other = Client(url, verbose=False).submit(*args, api_name="/respond")
+        state.set("Ready.", ready=True)
+        assert "[1]" in str(first.result(timeout=60)[0][-1]["content"])
+        assert "[1]" in str(other.result(timeout=60)[0][-1]["content"])
+    finally:
+        app.close()
