@@ -42,6 +42,9 @@ def highlight(text: str, sentences: tuple[str, ...] | list[str]) -> str:
     return out
 
 
+FLAG_NOTE = "This abstract contains text addressed to the model or reader; it is never quoted or given to the model."
+
+
 def card(hit: Hit, n: int | None, evidence: tuple[str, ...] | list[str] = (), cited: bool = False) -> str:
     m = hit.meta
     authors = (m.get("authors") or "").replace("; ", ", ")
@@ -56,7 +59,8 @@ def card(hit: Hit, n: int | None, evidence: tuple[str, ...] | list[str] = (), ci
         f'<div class="rq-head">{marker}{_e(title)}</div>'
         f'<div class="rq-meta">{where}{" — " + _e(authors) if authors else ""}</div>'
         f'<div class="rq-meta">{_e(score)}</div>'
-        f'<div class="rq-abs">{highlight(m.get("text") or hit.text, evidence)}</div></div>'
+        + (f'<div class="rq-meta rq-flag">⚠ {_e(FLAG_NOTE)}</div>' if m.get("flags") else "")
+        + f'<div class="rq-abs">{highlight(m.get("text") or hit.text, evidence)}</div></div>'
     )
 
 

@@ -59,3 +59,12 @@ def test_paper_record_shows_every_field_escaped():
     assert "<dt>Topic</dt>" not in html  # an empty field is left out
     assert 'href="https://example.org/a?b=1&amp;c=&quot;2&quot;" target="_blank" rel="noopener noreferrer"' in html
     assert paper_record(None, message="Gone <b>") == '<div class="rq-status">Gone &lt;b&gt;</div>'
+
+
+def test_a_flagged_paper_card_says_so():
+    from ragqa.retrieve import Hit
+    from ui.render import FLAG_NOTE, card
+
+    meta = {"label": "X", "text": "We study graphs.", "flags": "instructions"}
+    assert FLAG_NOTE in card(Hit("p", 0.1, 0.5, "t", meta), 1)
+    assert FLAG_NOTE not in card(Hit("p", 0.1, 0.5, "t", {**meta, "flags": ""}), 1)
