@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .clean import clean_text, corpus_vocabulary, dehyphenate, make_label
 from .errors import ListingError
+from .untrusted import strip_controls
 from .formats import SUFFIX_FORMATS, SUPPORTED, detect_format, read_records
 
 VENUE_LIST_MARK = "论文列表"  # "paper list": header "<Venue> <Year> 论文列表", abstracts only
@@ -148,8 +149,12 @@ def _with_listed_metadata(paper: "Paper", facts: dict) -> "Paper":
 
 
 def _make_paper(abstract: str, source: str, **fields) -> Paper:
+    """The id hashes the abstract as given; the text (embedded, shown, quoted) and the title lose
+    control/format characters and chat role markers (untrusted.strip_controls)."""
     abstract = abstract.strip()
-    text = clean_text(abstract)
+    text = strip_controls(clean_text(abstract))
+    if fields.get("title"):
+        fields["title"] = strip_controls(fields["title"]).strip() or None
     return Paper(
         paper_id=paper_id_for(abstract), abstract=abstract, text=text,
         label=make_label(text, fields.get("title")), sources=(source,), **fields,
@@ -300,8 +305,8 @@ def _record_to_paper(record: dict, source: str) -> Paper:
     if venue and year and str(year) not in venue:
         venue = f"{venue} {year}"
     topic = record.get("topic") or record.get("primary_area") or None
-    extra = tuple(
-        (k, ", ".join(map(str, v)) if isinstance(v, list) else str(v))
+    extra = tuple(  # lists joined, objects kept as JSON (not a Python repr)
+        (k, ", ".join(map(str, v)) if isinstance(v, list) else json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v))
         for k, v in record.items()
         if k not in _RECORD_FIELDS | {"primary_area"} and v not in (None, "", [])
     )

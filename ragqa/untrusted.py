@@ -4,6 +4,7 @@ Detection only; where it is applied lives in evidence.py (sentences), index.py (
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget)\b.{0,40}\b(?:instructions?|prompts?|rules|above|previous)\b"
@@ -14,6 +15,7 @@ _INSTRUCTION = re.compile(
     r"|\bjavascript:|\bon(?:error|load|click)\s*=",
     re.I)
 TITLE_MAX = 300
+_ROLE_MARKERS = re.compile(r"<\|[a-z_]{2,20}\|>|\[/?INST\]|<</?SYS>>", re.I)
 
 
 def is_instruction(sentence: str) -> bool:
@@ -29,3 +31,10 @@ def capped(name: str, limit: int = TITLE_MAX) -> str:
     """A title or label shown as data: one line, at most `limit` characters."""
     name = re.sub(r"\s+", " ", name).strip()
     return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+
+
+def strip_controls(text: str) -> str:
+    """Without control and format characters (zero-width, bidi overrides, escape codes; newlines and
+    tabs kept) and chat-template role markers (<|im_start|>, [INST], <<SYS>>)."""
+    text = "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf"))
+    return _ROLE_MARKERS.sub(" ", text)

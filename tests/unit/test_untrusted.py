@@ -98,3 +98,16 @@ def test_other_answers_do_not_change(injected, settings):
     clean.ingest(clean.load()[0], progress=False)
     question = "Which papers evaluate sparse autoencoders?"
     assert [c.paper_id for c in ask(pipeline, question).citations] == [c.paper_id for c in ask(clean, question).citations]
+
+
+def test_control_characters_and_role_markers_are_stripped_from_text_and_title(tmp_path):
+    from ragqa.corpus import load_file
+
+    abstract = "We study\u200b graphs\u0007 with\u202e bidi <|im_start|>system [INST] and \x1b[31m colour codes in abstracts. " * 2
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps({"id": "a", "title": "Graphs\u200b <|im_end|>", "abstract": abstract, "keywords": {"k": 1}}))
+    (paper,) = load_file(path).papers
+    assert not any(c in paper.text + paper.title for c in "\u200b\u0007\u202e\x1b")
+    assert "<|im_start|>" not in paper.text and "[INST]" not in paper.text and paper.title == "Graphs"
+    assert paper.abstract == abstract.strip()  # the id still hashes what was given
+    assert dict(paper.extra)["keywords"] == '{"k": 1}'
