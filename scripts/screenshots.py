@@ -23,26 +23,7 @@ sys.path.insert(0, str(ROOT))
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 QUESTION = "Is there work on making sparse autoencoders cheaper at huge widths?"
-DEMO_BIB = r"""@article{quill2025foldweave,
-  title = {FoldWeave: Folding Protein Chains with Braided Contact Maps},
-  author = {Quill, Maren and Okafor, Tendai},
-  year = {2025},
-  journal = {Journal of Imaginary Biology},
-  abstract = {We introduce FoldWeave, a protein folding method that predicts the tertiary structure of a protein chain from its amino acid sequence by braiding residue contact maps across layers. FoldWeave folds protein chains of up to two thousand residues and improves contact precision on held-out protein families.}
-}
-@article{brandt2025chaperone,
-  title = {Chaperone Diffusion for Misfolded Protein Recovery},
-  author = {Brandt, Ilse},
-  year = {2025},
-  journal = {Journal of Imaginary Biology},
-  abstract = {Misfolded proteins aggregate in cells. We model chaperone proteins as a diffusion process over residue coordinates that recovers the native fold of misfolded protein chains, and we measure folding yield on simulated amino acid sequences.}
-}
-@article{nobody2025empty,
-  title = {A Record Without an Abstract},
-  author = {Nobody, Ann},
-  year = {2025}
-}
-"""
+DEMO_BIB = (ROOT / "tests" / "data" / "libraries" / "protein-folding.bib").read_text(encoding="utf-8")  # the browser test's library
 
 
 def _pipeline(tmp: Path, fake: bool):

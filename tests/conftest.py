@@ -69,3 +69,27 @@ def wait_for_port(port: int, proc, seconds: float = 120) -> bool:
                 return False
             time.sleep(0.3)
     return False
+
+
+def start_chroma(path: Path, port: int):
+    """A `chroma run` server on 127.0.0.1:port storing in `path`; fails the test if it does not start in 60 s."""
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).with_name("chroma")
+    proc = subprocess.Popen([str(exe), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not wait_for_port(port, proc, 60):
+        proc.kill()
+        pytest.fail("chroma run did not start in 60 s")
+    return proc
+
+
+@pytest.fixture()
+def chroma_server(tmp_path):
+    """The port of a fresh `chroma run` server, stopped after the test."""
+    port = free_port()
+    proc = start_chroma(tmp_path / "server", port)
+    yield port
+    proc.terminate()
+    proc.wait(timeout=20)

@@ -2,29 +2,12 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, free_port, wait_for_port
+from tests.conftest import ROOT, free_port
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture()
-def chroma_server(tmp_path):
-    port = free_port()
-    exe = Path(sys.executable).with_name("chroma")
-    proc = subprocess.Popen([str(exe), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if not wait_for_port(port, proc, 60):
-        proc.kill()
-        pytest.fail("chroma run did not start in 60 s")
-    yield port
-    proc.terminate()
-    proc.wait(timeout=20)
 
 
 def test_ingest_and_search_through_server(chroma_server, tmp_path):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SHARED, free_port, wait_for_port
+from tests.conftest import SHARED
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +28,6 @@ LONG_PAPERS = 6  # records of 5 joined abstracts: ~10 chunks, more than a write 
 WRITE_BATCH = 7
 SEED = 18
 RAGQA = str(Path(sys.executable).with_name("ragqa"))
-CHROMA = str(Path(sys.executable).with_name("chroma"))
 
 
 @pytest.fixture(scope="module")
@@ -120,19 +119,6 @@ def reference(corpus, tmp_path_factory) -> dict:
     done = _ragqa(["ingest", "--quiet", str(corpus)], env)
     assert done.returncode == 0, done.stderr
     return {**_snapshot(env), "stats": _stats(env)}
-
-
-@pytest.fixture()
-def chroma_server(tmp_path):
-    port = free_port()
-    proc = subprocess.Popen([CHROMA, "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if not wait_for_port(port, proc, 60):
-        proc.kill()
-        pytest.fail("chroma run did not start in 60 s")
-    yield port
-    proc.terminate()
-    proc.wait(timeout=20)
 
 
 class Progress:

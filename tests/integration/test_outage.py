@@ -3,25 +3,12 @@ host:port' in one line, and the same process works again once the server is back
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, free_port, wait_for_port
+from tests.conftest import ROOT, free_port, start_chroma
 
 pytestmark = pytest.mark.integration
-
-
-def _start(path: Path, port: int):
-    exe = Path(sys.executable).with_name("chroma")
-    proc = subprocess.Popen([str(exe), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if not wait_for_port(port, proc, 60):
-        proc.kill()
-        pytest.fail("chroma run did not start in 60 s")
-    return proc
 
 
 def _stop(proc) -> None:
@@ -36,7 +23,7 @@ def test_a_server_that_goes_away_is_one_clear_error_and_recovery_needs_no_restar
     from ragqa.pipeline import Pipeline
 
     port = free_port()
-    server = _start(tmp_path / "server", port)
+    server = start_chroma(tmp_path / "server", port)
     shutil.copytree(ROOT / "data", tmp_path / "data")
     settings = Settings(data_dir=tmp_path / "data", vectorstore_dir=tmp_path / "local", embed_model="hash",
                         chroma_host="127.0.0.1", chroma_port=port)
@@ -59,7 +46,7 @@ def test_a_server_that_goes_away_is_one_clear_error_and_recovery_needs_no_restar
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"Cannot reach the Chroma server at 127.0.0.1:{port}" in err
 
-        server = _start(tmp_path / "server", port)
+        server = start_chroma(tmp_path / "server", port)
         hits = pipeline.search(question, k=3, translate=False).hits  # the same pipeline, no restart
         assert hits and hits[0].meta["label"] == "DRAGON"
     finally:

@@ -13,26 +13,7 @@ pytestmark = pytest.mark.integration
 SHOTS = Path(os.environ.get("RAGQA_SCREENSHOT_DIR", "/tmp/ragqa-screenshots"))
 LIBRARY = "protein-folding"
 # made-up methods on protein folding: no bundled paper shares these words (hashing embedder)
-BIB = r"""@article{quill2025foldweave,
-  title = {FoldWeave: Folding Protein Chains with Braided Contact Maps},
-  author = {Quill, Maren and Okafor, Tendai},
-  year = {2025},
-  journal = {Journal of Imaginary Biology},
-  abstract = {We introduce FoldWeave, a protein folding method that predicts the tertiary structure of a protein chain from its amino acid sequence by braiding residue contact maps across layers. FoldWeave folds protein chains of up to two thousand residues and improves contact precision on held-out protein families.}
-}
-@article{brandt2025chaperone,
-  title = {Chaperone Diffusion for Misfolded Protein Recovery},
-  author = {Brandt, Ilse},
-  year = {2025},
-  journal = {Journal of Imaginary Biology},
-  abstract = {Misfolded proteins aggregate in cells. We model chaperone proteins as a diffusion process over residue coordinates that recovers the native fold of misfolded protein chains, and we measure folding yield on simulated amino acid sequences.}
-}
-@article{nobody2025empty,
-  title = {A Record Without an Abstract},
-  author = {Nobody, Ann},
-  year = {2025}
-}
-"""
+BIB = (Path(__file__).resolve().parents[1] / "data" / "libraries" / "protein-folding.bib").read_text(encoding="utf-8")
 NEW_TITLES = ("FoldWeave", "Chaperone Diffusion for Misfolded Protein Recovery")
 CITEKEYS = {"FoldWeave": "quill2025foldweave", "Chaperone Diffusion for Misfolded Protein Recovery": "brandt2025chaperone"}
 QUESTION = "Which method folds protein chains from amino acid sequences with braided residue contact maps?"
