@@ -149,17 +149,16 @@ class Catalog:
 
     def get(self, paper_ids: list[str]) -> dict[str, tuple[Paper, int]]:
         """paper_id -> (Paper, n_chunks) for the ids that have a row."""
-        out: dict[str, tuple[Paper, int]] = {}
-        for start in range(0, len(paper_ids), _PAGE):
-            part = paper_ids[start:start + _PAGE]
-            out.update(self._select(f"WHERE paper_id IN ({', '.join('?' * len(part))})", part))
-        return out
+        return self._select_in("paper_id", paper_ids)
 
     def with_source_ids(self, source_ids: list[str]) -> dict[str, tuple[Paper, int]]:
+        return self._select_in("source_id", source_ids)
+
+    def _select_in(self, column: str, values: list[str]) -> dict[str, tuple[Paper, int]]:
         out: dict[str, tuple[Paper, int]] = {}
-        for start in range(0, len(source_ids), _PAGE):
-            part = source_ids[start:start + _PAGE]
-            out.update(self._select(f"WHERE source_id IN ({', '.join('?' * len(part))})", part))
+        for start in range(0, len(values), _PAGE):
+            part = values[start:start + _PAGE]
+            out.update(self._select(f"WHERE {column} IN ({', '.join('?' * len(part))})", part))
         return out
 
     def all(self) -> dict[str, tuple[Paper, int]]:

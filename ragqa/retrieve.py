@@ -294,8 +294,12 @@ class Searcher:
 
         if self._bm25 is None or not re.search(r"[A-Za-z0-9]", query):
             return []
-        papers = set(self._meta) if allowed is None else allowed & set(self._meta)
-        ranked = self._bm25.search(query, self.settings.candidates, papers if allowed is not None or len(papers) < len(self._bm25.paper_ids) else None)
+        papers = None  # no mask unless filtered or the lexical index holds papers the catalog no longer has
+        if allowed is not None:
+            papers = allowed & self._meta.keys()
+        elif len(self._meta) < len(self._bm25.paper_ids):
+            papers = set(self._meta)
+        ranked = self._bm25.search(query, self.settings.candidates, papers)
         if not ranked:
             return []
         got = self.index.collection.get(ids=[cid for cid, _ in ranked], include=["documents", "metadatas"])
