@@ -32,19 +32,47 @@ def load() -> dict[str, dict]:
     for name, venue in (("iclr2024.jsonl", "ICLR 2024"), ("icml2024.jsonl", "ICML 2024")):
         for line in (CORPORA / name).read_text("utf-8").splitlines():
             r = json.loads(line)
-            papers[paper_id(r["abstract"])] = {"venue": venue, "authors": list(r["authors"]), "status": r.get("status")}
+            papers[paper_id(r["abstract"])] = {"venue": venue, "authors": list(r["authors"]), "status": r.get("status"),
+                                               "labels": labels_of(r)}
     titles = {re.sub(r"\s+", " ", t["abstract_prefix"].strip())[:80].rstrip(): t
               for t in map(json.loads, (ROOT / "data" / "metadata" / "titles.jsonl").read_text("utf-8").splitlines())}
+    venue_of = {name: facts.get("venue") for name, facts in json.loads((ROOT / "data" / "manifest.json").read_text("utf-8"))["files"].items()}
     for path in sorted((ROOT / "data").glob("*.txt")):
         for para in re.split(r"\n\s*\n", path.read_text("utf-8").strip())[1:]:
             row = titles.get(re.sub(r"\s+", " ", para.strip())[:80].rstrip())
             if row and len(para.split()) > 40:
                 pid = paper_id(para)
-                known = papers.setdefault(pid, {"venue": row.get("venue"), "authors": [], "status": None})
+                known = papers.setdefault(pid, {"venue": row.get("venue") or venue_of.get(path.name), "authors": [], "status": None, "labels": {"areas": [], "keywords": []}})
                 if len(row.get("authors") or []) > len(known["authors"]):
                     known["authors"] = list(row["authors"])
                 known["status"] = known["status"] or row.get("status")
     return papers
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words, a plural "s" dropped (networks -> network), accents folded."""
+    out = []
+    for w in re.findall(r"[^\W_]+", fold(text)):
+        out.append(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
+    return out
+
+
+def labels_of(record: dict) -> dict[str, list[tuple[str, list[str]]]]:
+    """A listing record's labels as (text, words): its topic (else its primary area) split at "->",
+    most specific part first ("Deep Learning->Robustness": robustness), then the whole; its keywords."""
+    topic = record.get("topic") or record.get("primary_area") or ""
+    areas = [t.strip() for t in reversed(re.split(r"->", topic))] + ([topic] if "->" in topic else [])
+    return {"areas": [(t, words(t)) for t in areas if words(t)],
+            "keywords": [(k, words(k)) for k in record.get("keywords", []) if words(k)]}
+
+
+def labelled(papers: dict[str, dict], phrase: str, venue: str) -> set[str]:
+    """The venue's papers with the phrase, word for word, inside one of their labels."""
+    want = words(phrase)
+    n = len(want)
+    return {pid for pid, p in papers.items() if p["venue"] == venue and
+            any(label[i:i + n] == want for _, label in p["labels"]["areas"] + p["labels"]["keywords"]
+                for i in range(len(label) - n + 1))}
 
 
 def fold(name: str) -> str:
@@ -90,6 +118,25 @@ def build(seed: int) -> list[dict]:
     for s in rng.sample(shared, 5):
         add("ambiguous", f"Which papers are by {s.title()} et al.?", [], "ambiguous",
             candidates=sorted(surnames[s]))
+    # topic areas and keywords named as such ("in the X area", "keyword X"): exact, from the listings' labels
+    iclr = [p for p in papers.values() if p["venue"] == "ICLR 2024"]
+    areas = collections.Counter(p["labels"]["areas"][0][0].lower() for p in iclr if p["labels"]["areas"])
+    common = sorted(a for a, n in areas.items() if 10 <= n <= 120 and not re.search(r"\b(?:other|general|none)\b", a))
+    for area in rng.sample(common, 8):
+        add("venue-area-count", rng.choice(["How many ICLR 2024 papers are in the {a} area?",
+                                            "Which ICLR 2024 papers are in the {a} topic area?"]).format(a=area),
+            labelled(papers, area, "ICLR 2024"), "count")
+    for area in rng.sample(common, 3):
+        add("area-zh", f"ICLR 2024 中 {area} 领域的论文有多少篇？", labelled(papers, area, "ICLR 2024"), "count")
+    kw = collections.Counter(text.lower() for p in iclr for text, w in p["labels"]["keywords"] if len(w) >= 2)
+    for k in rng.sample(sorted(k for k, n in kw.items() if 8 <= n <= 60), 4):
+        add("keyword-count", f"How many ICLR 2024 papers have the keyword {k}?", labelled(papers, k, "ICLR 2024"), "count")
+    # group-by over a metadata filter: the whole table is gold
+    for status in ("Oral", "Spotlight"):
+        ids = [pid for pid, p in papers.items() if p["status"] == status]
+        groups = collections.Counter(papers[pid]["venue"] for pid in ids)
+        add("group-venue", f"Which venue has the most {status.lower()} papers?", ids, "group",
+            groups={g: n for g, n in groups.items()})
     for name in ("Geoffrey Hinton", "Yann LeCun", "Fei-Fei Li", "Demis Hassabis", "Jürgen Schmidhuber"):
         if fold(name) not in {fold(a) for a in by_author}:
             add("unknown", f"What papers by {name} are indexed?", [], "unknown")

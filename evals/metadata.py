@@ -21,10 +21,10 @@ def load_metadata_questions(path: Path) -> list[dict]:
     for number, line in enumerate(Path(path).read_text("utf-8").splitlines(), 1):
         try:
             row = json.loads(line)
-            if row["expect"] not in ("list", "count", "ambiguous", "unknown") or not isinstance(row["gold"], list):
+            if row["expect"] not in ("list", "count", "group", "ambiguous", "unknown") or not isinstance(row["gold"], list):
                 raise ValueError
         except (ValueError, KeyError, TypeError):
-            raise QueryError(f"{path} line {number}: needs id, question, expect (list|count|ambiguous|unknown), gold, count.") from None
+            raise QueryError(f"{path} line {number}: needs id, question, expect (list|count|group|ambiguous|unknown), gold, count.") from None
         rows.append(row)
     return rows
 
@@ -57,6 +57,10 @@ def run_metadata(pipeline, rows: list[dict]) -> dict:
                 hits = pipeline.search(row["question"], k=10).hits
                 qrels[row["id"]] = {g: 1 for g in gold}
                 run[row["id"]] = {h.paper_id: 1.0 / (i + 1) for i, h in enumerate(hits)}
+        elif row["expect"] == "group":  # every group's count, as the source files give it
+            got = {r["group"]: r["count"] for r in answer.table or []}
+            result["exact_count"] = got == row["groups"]
+            result["groups"], result["gold_groups"] = got, row["groups"]
         else:
             result["correct"] = answer.abstained and answer.why == f"{row['expect']} author"
         out_rows.append(result)

@@ -30,10 +30,10 @@ class Event:
     answer: Answer | None = None
 
 
-def _earlier_papers(pipeline, history: list[str], filters: Filters | None, translate) -> list[str]:
+def _earlier_papers(pipeline, history: list[str], filters: Filters | None, translate, auto_filters: bool = True) -> list[str]:
     """For a follow-up given only earlier questions (batch input, evals), the papers the previous
     question's answer would use stand in for the ones it cited, as in the chat."""
-    previous = search(pipeline.searcher, history[-1], filters, translate=translate)
+    previous = search(pipeline.searcher, history[-1], filters, translate=translate, auto_filters=auto_filters)
     if previous.missing_name:
         return []
     qvec = pipeline.embedder.get_query_embedding(previous.query)
@@ -42,7 +42,10 @@ def _earlier_papers(pipeline, history: list[str], filters: Filters | None, trans
 
 
 def stream_answer(pipeline, question: str, filters: Filters | None = None, history: list[str] | None = None,
-                  k: int | None = None, cited_before: list[str] | None = None, fast: bool = False) -> Iterator[Event]:
+                  k: int | None = None, cited_before: list[str] | None = None, fast: bool = False,
+                  auto_filters: bool = True) -> Iterator[Event]:
+    """auto_filters=False: venue, year, author, status and topic named in the question are not read as
+    filters (the UI's undo of a parsed filter)."""
     settings = pipeline.settings
     question = require_question(question, settings.max_question_chars)
     llm = pipeline.llm(fast=fast)  # models and indexes load once per process, before the clock starts
@@ -53,12 +56,12 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     start = time.perf_counter()
     translate = pipeline.translate if settings.translate_queries else None
     if history and cited_before is None:
-        cited_before = _earlier_papers(pipeline, history, filters, translate)
+        cited_before = _earlier_papers(pipeline, history, filters, translate, auto_filters)
     form = classify(question)
     result = search(  # a count or group-by judges more papers: it must see every one it counts
         pipeline.searcher, question, filters, k or (settings.aggregate_k if form in (COUNT, GROUP) else settings.judge_k), history=history,
         rewrite=(lambda q, h: condense_question(rewriter, h, q, settings)),
-        translate=translate,
+        translate=translate, auto_filters=auto_filters,
     )
     timings = {"retrieve_s": 0.0, "first_token_s": None, "total_s": 0.0}
 
@@ -96,14 +99,19 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     earlier = _earlier_hits(pipeline, result, cited_before)
     qvec = pipeline.embedder.get_query_embedding(result.query)
     _, judgement = assess(pipeline.searcher, result, qvec, pipeline.calibration, earlier)
-    if not judgement.answerable:
+    # "Which papers study robustness?": a list or count also takes every paper labelled so (topic or keyword)
+    labelled = _labelled(pipeline, result) if form in (LIST, COUNT, GROUP) else []
+    if not judgement.answerable and not labelled:
         yield from abstain("not answerable", judgement)
         return
     retrieved = result.hits + earlier  # earlier citations are never among the hits (_earlier_hits)
     by_id = {h.paper_id: h for h in retrieved}
-    ranked = [by_id[pid] for pid in judgement.top(len(by_id))]
+    accepted = judgement.listed if form == GROUP else judgement.top(len(by_id))
+    ranked = [by_id[pid] for pid in accepted] if judgement.answerable else []
+    ranked += [h for h in labelled if h.paper_id not in set(accepted) or not judgement.answerable]
+    retrieved += [h for h in labelled if h.paper_id not in by_id]
     if form == GROUP:
-        yield from _group_answer(question, [by_id[pid] for pid in judgement.listed], start, timings, finish, result, judgement)
+        yield from _group_answer(question, ranked, start, timings, finish, result, judgement)
         return
     if form in (LIST, COUNT):
         yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement)
@@ -142,6 +150,16 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
                         form=form, judgement=judgement.as_json()))
 
 
+def _labelled(pipeline, result: SearchResult) -> list[Hit]:
+    """The papers (within the filters) whose topic or keywords are the question's whole subject, newest first."""
+    if result.topic is None:
+        return []
+    allowed = pipeline.searcher.matching(result.filters)
+    ids = [pid for pid in result.topic.papers if pid in allowed]
+    ids.sort(key=lambda pid: (-(allowed[pid].get("year") or 0), allowed[pid].get("label") or ""))
+    return [Hit.of_paper(pid, allowed[pid]) for pid in ids]
+
+
 def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> list[Hit]:
     have = {h.paper_id for h in result.hits}
     meta = pipeline.searcher.paper_meta()
@@ -161,7 +179,8 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
     by_n = {s.n: s for s in sources}
     sources = [replace(by_n[n], evidence=(sentence,)) for n, _, sentence in items]
     yield Event("retrieved", result=result, sources=sources)
-    text = lead(question, len(items), len(ranked) if len(ranked) > len(shown) else None, filters)
+    text = lead(question, len(items), len(ranked) if len(ranked) > len(shown) else None, filters,
+                labelled=(result.topic.span, len(_labelled(pipeline, result))) if result.topic and filters is None else None)
     timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("token", delta=text)
     for _, line, _ in items:
@@ -179,7 +198,8 @@ def _group_answer(question, counted, start, timings, finish, result, judgement, 
     rows = group_rows(sources, key)
     timings["retrieve_s"] = timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("retrieved", result=result, sources=sources)
-    text = group_text(question, key, rows, len(counted), rule.active() if rule is not None else None, result.query)
+    text = group_text(question, key, rows, len(counted), rule.active() if rule is not None else None, result.query,
+                      labelled=result.topic.span if result.topic else None)
     yield Event("token", delta=text)
     cited = list(dict.fromkeys(s.n for _, members in rows for s in members))
     table = [{"group": name, "count": len(members), "papers": [s.hit.paper_id for s in members]} for name, members in rows]

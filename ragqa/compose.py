@@ -59,8 +59,9 @@ def list_items(question: str, question_vec, sources: list[Source], cache) -> lis
     return items
 
 
-def lead(question: str, count: int, total_listed: int | None = None, filters=None) -> str:
-    """The sentence before a list: what was counted and how (a metadata filter, or relevance)."""
+def lead(question: str, count: int, total_listed: int | None = None, filters=None, labelled: tuple[str, int] | None = None) -> str:
+    """The sentence before a list: what was counted and how (a metadata filter, or relevance, plus
+    `labelled`: the topic label or keyword the question names and how many papers carry it)."""
     zh = CJK.search(question)
     if filters is not None:
         rule = ", ".join(f"{k} = {v}" for k, v in filters.active().items())
@@ -70,11 +71,15 @@ def lead(question: str, count: int, total_listed: int | None = None, filters=Non
         noun = "paper matches" if total == 1 else "papers match"
         shown = f" (showing {count}, newest first)" if total > count else ", newest first"
         return f"{total} indexed {noun} {rule}{shown}:"
+    total = total_listed if total_listed and total_listed > count else count
     if zh:
-        return f"找到 {count} 篇相关的已索引论文（按相关度排序，原文摘录）："
-    more = f" (showing {count} of {total_listed})" if total_listed and total_listed > count else ""
-    noun = "paper addresses" if count == 1 else "papers address"
-    return f"{count} indexed {noun} this{more}, most relevant first (quoted from each abstract):"
+        tag = f"，其中 {labelled[1]} 篇的主题或关键词为“{labelled[0]}”" if labelled else ""
+        return f"找到 {total} 篇相关的已索引论文{tag}" + (f"（显示前 {count} 篇）" if total > count else "") + "（按相关度排序，原文摘录）："
+    more = f" (showing {count} of {total})" if total > count else ""
+    noun = "paper addresses" if total == 1 else "papers address"
+    tag = (f": the ones the answerability model matches to it, then the {labelled[1]} whose topic or keywords "
+           f"include \"{labelled[0]}\"" if labelled else "")
+    return f"{total} indexed {noun} this{tag}{more}, most relevant first (quoted from each abstract):"
 
 
 def author_text(match, question: str) -> str:
@@ -109,13 +114,15 @@ def group_rows(sources: list[Source], key: str) -> list[tuple[str, list[Source]]
     return sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
 
 
-def group_text(question: str, key: str, rows, total: int, rule: dict | None, query: str, shown: int = 10) -> str:
+def group_text(question: str, key: str, rows, total: int, rule: dict | None, query: str, shown: int = 10,
+               labelled: str | None = None) -> str:
     """The definition of what was counted, then one line per group with its count and citations."""
     zh = CJK.search(question)
     if not total:
         return "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
     what = (", ".join(f"{k} = {v}" for k, v in rule.items()) if rule else
-            (f"与“{query}”相关的论文" if zh else f"papers the retriever and answerability model match to \"{query}\""))
+            (f"与“{query}”相关的论文" + (f"或主题、关键词为“{labelled}”的论文" if labelled else "") if zh else
+             f"papers the retriever and answerability model match to \"{query}\"" + (f", or whose topic or keywords include \"{labelled}\"" if labelled else "")))
     head = (f"共 {total} 篇已索引论文（{what}），按{ {'author': '作者', 'year': '年份', 'venue': '会议'}[key]}统计：" if zh else
             f"{total} indexed {'paper' if total == 1 else 'papers'} ({what}), by {key}:")
     lines = []

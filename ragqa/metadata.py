@@ -1,8 +1,10 @@
 """Metadata named in a question -> filters, matched against the values the index holds (not a
 fixed list): authors (full name, or a surname that is unambiguous in the collection, "X et al.",
-"X's papers", names inside Chinese questions) and presentation status (oral / spotlight / poster).
+"X's papers", names inside Chinese questions), presentation status (oral / spotlight / poster), and
+topic areas or keywords named as such ("in the computer vision area", "keyword: diffusion models").
 
-Venue and year are parsed in retrieve.py; topics are left to retrieval. No ranking here.
+Venue and year are parsed in retrieve.py; a subject asked about without such a cue is left to
+retrieval and answerability. No ranking here.
 """
 from __future__ import annotations
 
@@ -38,7 +40,8 @@ tell name count number published publish wrote write written authored author aut
 collection index library indexed corpus their his her they them he she et al colleagues coauthors co-authors
 oral orals spotlight spotlights poster posters track accepted as total please papers' lab group
 venue venues conference conferences year years most more per grow grew growth change changed trend trends over
-time between since prolific top distribution
+time between since prolific top distribution area areas topic topics category categories keyword keywords
+tagged labelled labeled subject
 """.split())
 
 
@@ -122,6 +125,86 @@ def names_a_topic(question: str, spans: list[str]) -> bool:
     rest = question
     for span in sorted(filter(None, spans), key=len, reverse=True):
         rest = re.sub(re.escape(span), " ", rest, flags=re.I)
-    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等", " ", rest)
+    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等", " ", rest)
     words = re.findall(r"[^\W_]+", rest.lower())
     return any(w not in FRAME_WORDS and not w.isdigit() and len(w) > 1 for w in words)
+
+
+def _norm(word: str) -> str:
+    w = fold(word)
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """Folded words with light plural folding: "Graph Neural Networks" -> (graph, neural, network)."""
+    return tuple(_norm(w) for w in re.findall(r"[^\W_]+", text))
+
+
+# the question marks a phrase as a label of the collection, not a subject: "in the X area", "X track",
+# "topic X", "primary area", "keyword X", "tagged X", Chinese 领域 / 方向 / 主题 / 关键词
+TOPIC_CUE = re.compile(r"\b(?:areas?|tracks?|topics?|categor(?:y|ies)|keywords?|tagged|labell?ed|subject areas?)\b|领域|方向|主题|关键词|类别", re.I)
+
+
+def keywords_of(meta: dict) -> list[str]:
+    """A paper's keywords (stored joined by ", " in its extra fields)."""
+    import json
+
+    try:
+        extra = json.loads(meta.get("extra") or "{}") if isinstance(meta.get("extra"), str) else dict(meta.get("extra") or ())
+    except ValueError:
+        return []
+    return [k.strip() for k in str(extra.get("keywords") or "").split(",") if k.strip()]
+
+
+def topic_parts(meta: dict) -> set[tuple[str, ...]]:
+    """The phrases a paper is labelled with: its topic, each part of it ("Deep Learning->Robustness":
+    deep learning, robustness), and its keywords, as folded word tuples."""
+    topic = meta.get("topic") or ""
+    pieces = [topic, *re.split(r"\s*(?:·|->|>|;|\|)\s*", topic), *keywords_of(meta)]
+    return {w for w in map(_words, pieces) if w}
+
+
+@dataclass(frozen=True)
+class TopicMatch:
+    span: str  # the question's words that name the label
+    phrase: tuple[str, ...]  # the label phrase, folded
+    papers: frozenset[str]  # the papers labelled with it
+    cued: bool  # the question calls it an area / topic / track / keyword
+
+
+class TopicIndex:
+    """Every topic-area part and keyword the indexed papers carry, with the papers under each."""
+
+    def __init__(self, papers: dict[str, dict]):
+        self.labelled: dict[tuple[str, ...], set[str]] = {}
+        for pid, meta in papers.items():
+            for phrase in topic_parts(meta):
+                self.labelled.setdefault(phrase, set()).add(pid)
+        # a label made of request words only ("papers", "other") or one short word names nothing
+        self.labelled = {p: ids for p, ids in self.labelled.items()
+                         if not all(w in FRAME_WORDS for w in p) and (len(p) > 1 or len(p[0]) >= 4)}
+        self.longest = max(map(len, self.labelled), default=0)
+        # every run of words inside a label: a cued phrase may name part of one ("vision area" -> Computer Vision)
+        self.inner = {p[i:j] for p in self.labelled for i in range(len(p)) for j in range(i + 1, len(p) + 1)
+                      if not all(w in FRAME_WORDS for w in p[i:j]) and (j - i > 1 or len(p[i]) >= 4)}
+
+    def papers_of(self, phrase: str) -> set[str]:
+        """Papers whose topic contains the phrase or that carry it as a keyword ("vision" finds
+        "Computer Vision"; "learning theory" finds "Theory · Learning Theory")."""
+        want = _words(phrase)
+        n = len(want)
+        return {pid for p, ids in self.labelled.items() if any(p[i:i + n] == want for i in range(len(p) - n + 1)) for pid in ids}
+
+    def find(self, question: str) -> TopicMatch | None:
+        """The longest label phrase the question contains word for word (plurals folded); when the
+        question calls it an area, topic, track or keyword, also a part of a label."""
+        raw = re.findall(r"[^\W_]+", question)
+        words = tuple(map(_norm, raw))
+        cued = bool(TOPIC_CUE.search(question))
+        for pool in (self.labelled, self.inner) if cued else (self.labelled,):
+            for n in range(min(self.longest, len(words)), 0, -1):
+                for i in range(len(words) - n + 1):
+                    phrase = words[i:i + n]
+                    if phrase in pool:
+                        return TopicMatch(" ".join(raw[i:i + n]), phrase, frozenset(self.papers_of(" ".join(phrase))), cued)
+        return None

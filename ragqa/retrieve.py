@@ -19,7 +19,7 @@ from .clean import CJK, method_name
 from .config import Settings
 from .errors import QueryError
 from .index import PaperIndex
-from .metadata import AuthorIndex, AuthorMatch, fold, names_a_topic, status_in
+from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
 from .rewrite import both_turns
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -86,6 +86,7 @@ class SearchResult:
     rewritten: bool = False  # a follow-up became a standalone question (not left as is, not searched with both turns)
     author: "AuthorMatch | None" = None  # the author the question names (or an ambiguous / unknown one)
     names_topic: bool = True  # False: the question asks only about metadata ("What did X publish here?")
+    topic: "TopicMatch | None" = None  # the whole subject is a topic label or keyword ("Which papers study robustness?")
 
     @property
     def top_relevance(self) -> float:
@@ -116,6 +117,7 @@ class Searcher:
         self._tokens: set[str] | None = None
         self._term_stats = None
         self._authors: AuthorIndex | None = None
+        self._topics: TopicIndex | None = None
         self._sentences = None
         self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
 
@@ -137,7 +139,7 @@ class Searcher:
             name = method_name(meta.get("title"))  # "DRAGON: ..." names its method
             if name and " " not in name:
                 self._names.setdefault(name.lower(), []).append(pid)
-        self._term_stats = self._authors = None
+        self._term_stats = self._authors = self._topics = None
         self._bm25_count = count
 
     def paper_meta(self) -> dict[str, dict]:
@@ -199,8 +201,8 @@ class Searcher:
             return {pid for pid, m in metas if fold(m.get("status") or "") == needle}
         if name == "library":
             return {pid for pid, m in metas if value in (m.get("libraries") or "").split("; ")}
-        if name == "topic":
-            return {pid for pid, m in metas if needle in fold(m.get("topic") or "")}
+        if name == "topic":  # within the topic's text, or a phrase of its parts or keywords
+            return {pid for pid, m in metas if needle in fold(m.get("topic") or "")} | self.topic_index().papers_of(value)
         names = {pid: [fold(a) for a in (m.get("authors") or "").split("; ") if a] for pid, m in metas}
         exact = {pid for pid, authors in names.items() if any(needle in (a, a.split()[-1]) for a in authors)}
         return exact or {pid for pid, authors in names.items() if any(needle in a for a in authors)}
@@ -211,15 +213,22 @@ class Searcher:
             self._authors = AuthorIndex(self._meta)
         return self._authors
 
+    def topic_index(self) -> TopicIndex:
+        self.refresh()
+        if self._topics is None:
+            self._topics = TopicIndex(self._meta)
+        return self._topics
+
     def libraries(self) -> list[str]:
         return sorted({name for m in self.paper_meta().values() for name in (m.get("libraries") or "").split("; ") if name})
 
     def statuses(self) -> set[str]:
         return {m["status"] for m in self.paper_meta().values() if m.get("status")}
 
-    def filters_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str], AuthorMatch | None]:
-        """Venue, year, author and status named in the question become filters unless given
-        explicitly. -> (filters, notes, the author match: also an ambiguous or unknown name)."""
+    def filters_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str], AuthorMatch | None, TopicMatch | None]:
+        """Venue, year, author, status and a topic area named as such ("in the vision area") become
+        filters unless given explicitly. -> (filters, notes, the author match: also an ambiguous or
+        unknown name, a topic label named without a cue: a hint for list answers, not a filter)."""
         filters, notes = self._venue_from_question(question, filters)
         author = None
         if not filters.author:
@@ -232,7 +241,14 @@ class Searcher:
             if status:
                 filters = replace(filters, status=status)
                 notes.append(f"filter from question: status={status}")
-        return filters, notes, author
+        topic = None
+        if not filters.topic:
+            topic = self.topic_index().find(question)
+            if topic and topic.cued:
+                filters = replace(filters, topic=topic.span)
+                notes.append(f"filter from question: topic={topic.span}")
+                topic = None
+        return filters, notes, author, topic
 
     def _venue_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str]]:
         notes: list[str] = []
@@ -420,6 +436,22 @@ class Searcher:
         return out
 
 
+def _topic_of_translation(searcher, question, query, filters, spans, notes):
+    """A Chinese question's topic area or keyword, read from its translation. -> (filters, topic hint)."""
+    from .metadata import TOPIC_CUE
+
+    topic = searcher.topic_index().find(query)
+    if topic is None:
+        return filters, None
+    if topic.cued or TOPIC_CUE.search(question):
+        notes.append(f"filter from question: topic={topic.span}")
+        return searcher.check_filters(replace(filters, topic=topic.span)), None
+    if names_a_topic(query, spans + [topic.span]):
+        return filters, None
+    notes.append(f"topic label from question: {topic.span} ({len(topic.papers)} papers carry it)")
+    return filters, topic
+
+
 def require_question(question: str | None, limit: int | None = None) -> str:
     """The stripped question; empty, or longer than `limit` characters (Settings.max_question_chars), is a QueryError."""
     question = (question or "").strip()
@@ -440,12 +472,16 @@ def search(
     question = require_question(question, searcher.settings.max_question_chars)
     filters = filters or Filters()
     notes: list[str] = []
-    author = None
+    author = topic = None
     if auto_filters:
-        filters, notes, author = searcher.filters_from_question(question, filters)
+        filters, notes, author, topic = searcher.filters_from_question(question, filters)
     filters = searcher.check_filters(filters)
     spans = [author.span if author else "", *(str(v) for v in filters.active().values())]
     topical = names_a_topic(question, spans)
+    if topic and names_a_topic(question, spans + [topic.span]):
+        topic = None  # the label is only part of what is asked ("robustness of deep learning models")
+    elif topic:
+        notes.append(f"topic label from question: {topic.span} ({len(topic.papers)} papers carry it)")
     query, rewritten = question, False
     if history:
         fallback = both_turns(history, question)
@@ -457,6 +493,10 @@ def search(
         if translate is not None:
             query = translate(query)
             notes.append(f"translated: {query}")
+            if auto_filters and not filters.topic and not topic and not history:  # 可解释性领域 -> "interpretability area"
+                filters, topic = _topic_of_translation(searcher, question, query, filters, spans, notes)
+                if filters.topic:  # the area named in Chinese: what is left of the translation says if more is asked
+                    topical = names_a_topic(query, [*spans, filters.topic])
         else:
             notes.append("Chinese question searched untranslated (no LLM available): results may be poor")
     retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k)
@@ -473,6 +513,6 @@ def search(
     if name:
         notes.append(f"no indexed paper {verb} {name}")
     return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes,
-                        missing_name=name, missing_verb=verb, rewritten=rewritten, author=author,
+                        missing_name=name, missing_verb=verb, rewritten=rewritten, author=author, topic=topic,
                         names_topic=topical or not filters.active() or bool(history))
 

@@ -24,7 +24,7 @@ from ui.charts import chart_component, group_chart
 from ui.choices import ALL, ANY, LIVE, chosen, index_choices
 from ui.library import LibraryTab, library_rows
 from ui.papers import PapersTab, papers_table
-from ui.render import CSS, answer_markdown, sources_panel
+from ui.render import CSS, answer_markdown, parsed_filters, sources_panel
 
 FORMATS = {"BibTeX": ("bibtex", ".bib"), "CSL-JSON": ("csl-json", ".json"), "Markdown": ("markdown", ".md")}
 EXAMPLES = [
@@ -95,8 +95,9 @@ def stored_in_order(pipeline, paper_ids: list[str]) -> list:
 
 
 def new_conversation() -> dict:
-    # history: earlier questions; cited: the papers follow-ups refer to; last / all: downloads
-    return {"history": [], "cited": [], "last": [], "all": []}
+    # history: earlier questions; cited: the papers follow-ups refer to; last / all: downloads;
+    # parsed: the last question, when filters were read from it (what "Undo" asks again), and what cited was before it
+    return {"history": [], "cited": [], "last": [], "all": [], "parsed": None, "cited_before": []}
 
 
 def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
@@ -112,7 +113,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
     active: set[str] = set()  # sessions with a question being answered: one at a time each, so none starves the rest
     active_lock = threading.Lock()
 
-    def respond(question, chat, conv, venue, year, topic, library, k, fast, request: gr.Request = None):
+    def respond(question, chat, conv, venue, year, topic, library, k, fast, request: gr.Request = None, auto_filters=True):
         """One question at a time per browser session; Gradio's queue (and its position display)
         orders the sessions."""
         session = getattr(request, "session_hash", None)
@@ -123,21 +124,33 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
         if busy:
             chat = [*(chat or []), {"role": "user", "content": html.escape((question or "").strip())},
                     {"role": "assistant", "content": "Your previous question is still being answered; ask this one when it is done."}]
-            yield chat, conv, gr.update(), question, gr.update()
+            yield chat, conv, gr.update(), question, gr.update(), gr.update()
             return
         try:
-            yield from _respond(question, chat, conv, venue, year, topic, library, k, fast)
+            yield from _respond(question, chat, conv, venue, year, topic, library, k, fast, auto_filters)
         finally:
             with active_lock:
                 active.discard(session)
 
-    def _respond(question, chat, conv, venue, year, topic, library, k, fast):
-        """Stream one answer: -> (chat, conversation, sources panel, question box, chart) per update."""
+    def undo(chat, conv, venue, year, topic, library, k, fast, request: gr.Request = None):
+        """Ask the last question again without the filters read from it (as if it came first again)."""
+        conv = {**new_conversation(), **(conv or {})}
+        question = conv.get("parsed")
+        if not question:
+            yield chat, conv, gr.update(), "", gr.update(), gr.update(visible=False)
+            return
+        conv = {**conv, "history": conv["history"][:-1], "cited": conv.get("cited_before") or []}
+        yield from respond(question, chat, conv, venue, year, topic, library, k, fast, request, auto_filters=False)
+
+    def _respond(question, chat, conv, venue, year, topic, library, k, fast, auto_filters=True):
+        """Stream one answer: -> (chat, conversation, sources panel, question box, chart, undo button) per update."""
         chat = list(chat or [])
         conv = {**new_conversation(), **(conv or {})}
+        undo_shown = gr.update()
 
         def shown(sources=None, chart=None):  # None: that panel stays as it is
-            return chat, conv, gr.update() if sources is None else sources, "", gr.update() if chart is None else chart
+            return (chat, conv, gr.update() if sources is None else sources, "", gr.update() if chart is None else chart,
+                    undo_shown)
 
         question = (question or "").strip()
         if not question:
@@ -145,7 +158,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
             yield shown()
             return
         conv["last"] = []
-        chat.append({"role": "user", "content": html.escape(question)})
+        chat.append({"role": "user", "content": html.escape(question) + ("" if auto_filters else " <i>(no filters read from the question)</i>")})
         if not state.ready:  # the question waits for start-up instead of being lost (#18.7)
             chat.append({"role": "assistant", "content": ""})
             for message in state.wait():
@@ -164,7 +177,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                 yield shown()
             streamed, sources, result = "", [], None
             for event in stream_answer(pipeline, question, _filters(venue, year, topic, library), history=conv["history"],
-                                       k=int(k), cited_before=conv["cited"], fast=bool(fast)):
+                                       k=int(k), cited_before=conv["cited"], fast=bool(fast), auto_filters=auto_filters):
                 if event.kind == "retrieved":
                     result, sources = event.result, event.sources or []
                     chat[-1]["content"] = "_Writing the answer…_" if sources else "_Checking…_"
@@ -178,7 +191,9 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                     chat[-1]["content"] = answer_markdown(answer)
                     cited = [c.paper_id for c in answer.citations]
                     conv["history"] = [*conv["history"], question][-6:]
-                    conv["cited"] = cited or conv["cited"]
+                    conv["parsed"] = question if parsed_filters(answer.notes) else None
+                    conv["cited_before"], conv["cited"] = conv["cited"], cited or conv["cited"]
+                    undo_shown = gr.update(visible=bool(conv["parsed"]))
                     conv["last"], conv["all"] = cited, list(dict.fromkeys(conv["all"] + cited))
                     t = answer.timings
                     status = (f"retrieval {t['retrieve_s']} s · first token {t['first_token_s']} s · total {t['total_s']} s · {answer.model}"
@@ -204,7 +219,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
         return out
 
     def new_chat():
-        return [], new_conversation(), sources_panel(), "", group_chart(None)
+        return [], new_conversation(), sources_panel(), "", group_chart(None), gr.update(visible=False)
 
     def status_text():
         return f"**Status:** {html.escape(state.message)}"
@@ -244,6 +259,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                         with gr.Row():
                             send = gr.Button("Ask", variant="primary", elem_id="rq-send")
                             clear = gr.Button("New chat", elem_id="rq-new")
+                            unparse = gr.Button("Undo the filters read from the question", visible=False, size="sm",
+                                                elem_id="rq-undo-filters")
                             library = gr.Dropdown([ALL, *choices["library"]], value=ALL, label="Library", elem_id="rq-library",
                                                   scale=2, **LIVE)
                         gr.Examples(EXAMPLES, inputs=question, label="Examples")
@@ -269,13 +286,14 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
             library_tab = LibraryTab(pipeline, state, choices)
         conv = gr.State(new_conversation())
         inputs = [question, chatbot, conv, venue, year, topic, library, k, fast]
-        # the API's /respond returns (chat, sources, question box, chart): the State is not exposed, and new
+        # the API's /respond returns (chat, sources, question box, chart, undo button): the State is not exposed, and new
         # outputs go last so clients that read the first ones by position keep working
-        outputs = [chatbot, conv, sources, question, chart]
+        outputs = [chatbot, conv, sources, question, chart, unparse]
         to_downloads = dict(fn=downloads, inputs=[conv, fmt], outputs=[dl_answer, dl_conv], api_name=False)
         send.click(respond, inputs, outputs, api_name="respond").then(**to_downloads)
         question.submit(respond, inputs, outputs, api_name=False).then(**to_downloads)
         clear.click(new_chat, None, outputs, api_name="new_chat").then(**to_downloads)
+        unparse.click(undo, inputs[1:], outputs, api_name="undo_filters").then(**to_downloads)
         fmt.change(downloads, [conv, fmt], [dl_answer, dl_conv], api_name="downloads")
         papers.wire(tabs, question, CHAT)
         refresh_io = dict(fn=refresh, inputs=[venue, year, topic, library, *papers.filters],

@@ -15,6 +15,7 @@ CSS = """
 .rq-card .rq-meta {font-size: 0.85em; opacity: 0.8;}
 .rq-card .rq-abs {font-size: 0.9em; margin-top: 4px; max-height: 14em; overflow-y: auto;}
 .rq-card mark {background: #fff3a0; color: inherit; padding: 0 1px;}
+.rq-parsed {font-size: 0.85em; opacity: 0.8;}
 .rq-abstain {border-left: 4px solid #b26a00; padding: 6px 10px; background: rgba(178,106,0,0.08);}
 .rq-status {font-size: 0.9em;}
 .rq-error {border-left: 4px solid #b3261e; padding: 6px 10px; background: rgba(179,38,30,0.08);}
@@ -91,9 +92,21 @@ def sources_panel(answer: Answer | None = None, sources: list[Source] | None = N
     return "".join(parts) or '<div class="rq-status">Sources appear here.</div>'
 
 
+PARSED = ("filter from question: ", "topic label from question: ")
+
+
+def parsed_filters(notes: list[str]) -> list[str]:
+    """What the question itself was read as ("author=Yoshua Bengio", "robustness (3 papers carry it)")."""
+    return [n.split(": ", 1)[1] for n in notes or [] if n.startswith(PARSED)]
+
+
 def answer_markdown(answer: Answer) -> str:
-    """The final chat message. User-visible text is escaped; an abstention looks different."""
+    """The final chat message. User-visible text is escaped; an abstention looks different; filters
+    read from the question are named (the "Undo" button asks again without them)."""
     text = _e(answer.text).replace("\n", "  \n")
+    parsed = parsed_filters(answer.notes)
+    if parsed:
+        text = f'<span class="rq-parsed">Read from your question: {_e("; ".join(parsed))}</span>  \n' + text
     if answer.abstained:
         return f'<div class="rq-abstain">⚠️ <b>Not covered by the indexed papers.</b><br>{text}</div>'
     if answer.mode == "extractive":

@@ -92,3 +92,19 @@ def test_paper_record_and_ask_about_it(page, ui_pipeline):
     page.wait_for_function(f"document.querySelector('#rq-question textarea').value.includes({title!r})", timeout=30_000)
     assert page.input_value("#rq-question textarea") == question_about(meta)
     page.wait_for_function("document.activeElement === document.querySelector('#rq-question textarea')", timeout=10_000)
+
+
+def test_a_filter_read_from_the_question_is_shown_and_can_be_undone(page):
+    _tab(page, "Chat")
+    page.click("#rq-new")
+    assert page.locator("#rq-undo-filters").is_hidden()
+    page.fill("#rq-question textarea", "How many ICLR 2024 oral papers are indexed?")
+    page.click("#rq-send")
+    page.wait_for_selector("#rq-undo-filters", state="visible", timeout=60_000)
+    chat = page.inner_text("#rq-chat")
+    assert "Read from your question" in chat and "status=Oral" in chat
+    page.click("#rq-undo-filters")
+    page.wait_for_function("document.querySelector('#rq-chat').innerText.includes('no filters read from the question')",
+                           timeout=60_000)
+    page.wait_for_selector("#rq-undo-filters", state="hidden", timeout=60_000)  # the new answer read no filter
+    assert page.inner_text("#rq-chat").count("Read from your question") == 1

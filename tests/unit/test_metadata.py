@@ -144,3 +144,54 @@ def test_who_has_the_most_papers_on_a_topic_counts_the_accepted_papers(pipeline,
         assert row["count"] == len(row["papers"]) and all(row["group"] in counted[p].authors for p in row["papers"])
     counts = [row["count"] for row in answer.table]
     assert counts == sorted(counts, reverse=True) and "by author" in answer.text
+
+
+TOPICAL = {"a": {"topic": "Deep Learning->Robustness"}, "b": {"topic": "Theory · Learning Theory"},
+           "c": {"topic": "Applications->Computer Vision", "extra": '{"keywords": "graph neural networks, RL, diffusion models"}'},
+           "d": {"topic": "Reinforcement Learning", "extra": '{"keywords": "offline reinforcement learning"}'}}
+
+
+@pytest.mark.parametrize("question, span, papers, cued", [
+    ("Which papers study robustness?", "robustness", {"a"}, False),
+    ("How many papers are in the robustness area?", "robustness", {"a"}, True),
+    ("Is there work on graph neural network?", "graph neural network", {"c"}, False),  # a keyword, plural folded
+    ("learning theory papers", "learning theory", {"b"}, False),
+    ("Which papers are in the vision area?", "vision", {"c"}, True),  # part of a label, when cued
+    ("What does the collection have on reinforcement learning?", "reinforcement learning", {"d"}, False),
+    ("papers with the keyword diffusion models", "diffusion models", {"c"}, True),
+    ("Which papers study vision transformers?", None, None, False),  # "vision" alone is no label
+    ("Which papers study sparse autoencoders?", None, None, False),
+    ("Which papers study RL?", None, None, False),  # a label of one short word names nothing
+])
+def test_topic_named_in_a_question(question, span, papers, cued):
+    from ragqa.metadata import TopicIndex
+
+    match = TopicIndex(TOPICAL).find(question)
+    if span is None:
+        assert match is None
+    else:
+        assert (match.span, set(match.papers), match.cued) == (span, papers, cued)
+
+
+def test_an_area_named_as_such_is_an_exact_filter(pipeline, llm):
+    answer = ask(pipeline, "How many papers are in the interpretability area?")
+    assert "filter from question: topic=interpretability" in answer.notes and not answer.abstained
+    topics = [c.paper_id for c in answer.citations]
+    metas = pipeline.searcher.paper_meta()
+    assert topics and all("interpretability" in (metas[p].get("topic") or "").lower() for p in topics)
+    assert len(topics) == sum("interpretability" in (m.get("topic") or "").lower() for m in metas.values())
+    assert llm.prompts == []  # the filter is the answer
+
+
+def test_a_list_on_a_topic_label_takes_every_labelled_paper_too(pipeline, llm):
+    answer = ask(pipeline, "Which papers study interpretability?")
+    metas = pipeline.searcher.paper_meta()
+    labelled = {p for p, m in metas.items() if "interpretability" in (m.get("topic") or "").lower()}
+    assert labelled and any("topic label from question: interpretability" in n for n in answer.notes)
+    assert labelled <= {c.paper_id for c in answer.citations} | {h.paper_id for h in answer.retrieved}
+    assert f'the {len(labelled)} whose topic or keywords include "interpretability"' in answer.text
+
+
+def test_a_parsed_filter_can_be_switched_off(pipeline, llm):
+    answer = ask(pipeline, "How many papers are in the interpretability area?", auto_filters=False)
+    assert not any(n.startswith("filter from question") for n in answer.notes)
