@@ -32,7 +32,7 @@ def load() -> dict[str, dict]:
     for name, venue in (("iclr2024.jsonl", "ICLR 2024"), ("icml2024.jsonl", "ICML 2024")):
         for line in (CORPORA / name).read_text("utf-8").splitlines():
             r = json.loads(line)
-            papers[paper_id(r["abstract"])] = {"venue": venue, "authors": list(r["authors"]), "status": r.get("status"),
+            papers[paper_id(r["abstract"])] = {"venue": venue, "authors": list(r["authors"]), "status": r.get("status"), "title": r.get("title"),
                                                "labels": labels_of(r)}
     titles = {re.sub(r"\s+", " ", t["abstract_prefix"].strip())[:80].rstrip(): t
               for t in map(json.loads, (ROOT / "data" / "metadata" / "titles.jsonl").read_text("utf-8").splitlines())}
@@ -73,6 +73,10 @@ def labelled(papers: dict[str, dict], phrase: str, venue: str) -> set[str]:
     return {pid for pid, p in papers.items() if p["venue"] == venue and
             any(label[i:i + n] == want for _, label in p["labels"]["areas"] + p["labels"]["keywords"]
                 for i in range(len(label) - n + 1))}
+
+
+def _contains(text: list[str], want: list[str]) -> bool:
+    return any(text[i:i + len(want)] == want for i in range(len(text) - len(want) + 1))
 
 
 def fold(name: str) -> str:
@@ -131,6 +135,13 @@ def build(seed: int) -> list[dict]:
     kw = collections.Counter(text.lower() for p in iclr for text, w in p["labels"]["keywords"] if len(w) >= 2)
     for k in rng.sample(sorted(k for k, n in kw.items() if 8 <= n <= 60), 4):
         add("keyword-count", f"How many ICLR 2024 papers have the keyword {k}?", labelled(papers, k, "ICLR 2024"), "count")
+    # semantic counts: a subject asked about without a cue; gold = the papers whose own labels (topic, keywords) or
+    # title carry it, word for word: the authors' own judgement of what the paper is about
+    for k in rng.sample(sorted(k for k, n in kw.items() if 8 <= n <= 40), 6):
+        gold = labelled(papers, k, "ICLR 2024") | {pid for pid, p in papers.items() if p["venue"] == "ICLR 2024" and
+                                                   _contains(words(p.get("title") or ""), words(k))}
+        add("semantic-count", rng.choice(["How many ICLR 2024 papers study {k}?", "Which ICLR 2024 papers are about {k}?"]).format(k=k),
+            gold, "semantic")
     # group-by over a metadata filter: the whole table is gold
     for status in ("Oral", "Spotlight"):
         ids = [pid for pid, p in papers.items() if p["status"] == status]

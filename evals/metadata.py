@@ -21,10 +21,10 @@ def load_metadata_questions(path: Path) -> list[dict]:
     for number, line in enumerate(Path(path).read_text("utf-8").splitlines(), 1):
         try:
             row = json.loads(line)
-            if row["expect"] not in ("list", "count", "group", "ambiguous", "unknown") or not isinstance(row["gold"], list):
+            if row["expect"] not in ("list", "count", "semantic", "group", "ambiguous", "unknown") or not isinstance(row["gold"], list):
                 raise ValueError
         except (ValueError, KeyError, TypeError):
-            raise QueryError(f"{path} line {number}: needs id, question, expect (list|count|group|ambiguous|unknown), gold, count.") from None
+            raise QueryError(f"{path} line {number}: needs id, question, expect (list|count|semantic|group|ambiguous|unknown), gold, count.") from None
         rows.append(row)
     return rows
 
@@ -34,6 +34,11 @@ def _f1(got: set[str], gold: set[str]) -> float:
         return 1.0
     hit = len(got & gold)
     return 0.0 if not hit else 2 * hit / (len(got) + len(gold))
+
+
+def _counted(answer) -> set[str]:
+    """Every paper a list or count answer counted (the list shows at most list_max; the rest are its sources)."""
+    return {c.paper_id for c in answer.citations} | set(answer.counted)
 
 
 def run_metadata(pipeline, rows: list[dict]) -> dict:
@@ -57,6 +62,9 @@ def run_metadata(pipeline, rows: list[dict]) -> dict:
                 hits = pipeline.search(row["question"], k=10).hits
                 qrels[row["id"]] = {g: 1 for g in gold}
                 run[row["id"]] = {h.paper_id: 1.0 / (i + 1) for i, h in enumerate(hits)}
+        elif row["expect"] == "semantic":  # a subject, not a label: the counted set against the source's labels
+            result["semantic_f1"] = round(_f1(_counted(answer), gold), 4)
+            result["stated_vs_gold"] = f"{stated}/{row['count']}"
         elif row["expect"] == "group":  # every group's count, as the source files give it
             got = {r["group"]: r["count"] for r in answer.table or []}
             result["exact_count"] = got == row["groups"]
@@ -68,9 +76,11 @@ def run_metadata(pipeline, rows: list[dict]) -> dict:
     counted = [r for r in out_rows if "exact_count" in r]
     f1s = [r["f1"] for r in out_rows if "f1" in r]
     replies = [r for r in out_rows if "correct" in r]
+    semantic = [r["semantic_f1"] for r in out_rows if "semantic_f1" in r]
     return {
         "questions": len(rows), "exact_count": f"{sum(r['exact_count'] for r in counted)}/{len(counted)}",
         "list_f1_mean": round(sum(f1s) / len(f1s), 4) if f1s else None, "ndcg@10": means["ndcg@10"], "recall@10": means["recall@10"],
+        "semantic_f1_mean": round(sum(semantic) / len(semantic), 4) if semantic else None,
         "ambiguous_or_unknown_correct": f"{sum(r['correct'] for r in replies)}/{len(replies)}",
         "latency_p50_s": percentile(seconds, 0.5), "latency_p95_s": percentile(seconds, 0.95),
         "papers_indexed": len(pipeline.searcher.paper_meta()), "rows": out_rows,

@@ -71,6 +71,7 @@ class Answer:
     form: str = ""  # intent.classify: "list" | "count" | "explain"
     judgement: dict = field(default_factory=dict)  # answerability: per-paper P, decision, listed papers
     table: list[dict] = field(default_factory=list)  # group answers: {"group", "count", "papers": [paper ids]} per row
+    counted: list[str] = field(default_factory=list)  # list and count answers: every paper counted (the text shows list_max)
 
     def as_json(self, id_: str | None = None) -> dict:
         out = {"id": id_} if id_ is not None else {}
@@ -80,7 +81,7 @@ class Answer:
             "retrieved": [h.as_json() for h in self.retrieved],
             "invalid_markers": self.invalid_markers, "dropped_sentences": self.dropped_sentences,
             "query": self.query, "notes": self.notes, "timings": self.timings, "model": self.model,
-            "form": self.form, "judgement": self.judgement, "table": self.table,
+            "form": self.form, "judgement": self.judgement, "table": self.table, "counted": self.counted,
         })
         return out
 

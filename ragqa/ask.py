@@ -187,7 +187,8 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
         yield Event("token", delta="\n- " + line)
         text += "\n- " + line
     yield finish(Answer(question, text, False, "list", "", citations=make_citations([n for n, _, _ in items], sources),
-                        retrieved=retrieved, form=form, judgement=judgement.as_json() if judgement else {}))
+                        retrieved=retrieved, form=form, judgement=judgement.as_json() if judgement else {},
+                        counted=[h.paper_id for h in ranked]))
 
 
 def _group_answer(question, counted, start, timings, finish, result, judgement, rule=None):
@@ -205,7 +206,7 @@ def _group_answer(question, counted, start, timings, finish, result, judgement, 
     table = [{"group": name, "count": len(members), "papers": [s.hit.paper_id for s in members]} for name, members in rows]
     yield finish(Answer(question, text, not counted, "list" if counted else "abstain", "" if counted else "not answerable",
                         citations=make_citations(cited, sources), retrieved=result.hits, form=GROUP,
-                        judgement=judgement.as_json() if judgement else {}, table=table))
+                        judgement=judgement.as_json() if judgement else {}, table=table, counted=[h.paper_id for h in counted]))
 
 
 def ask(pipeline, question: str, **kwargs) -> Answer:

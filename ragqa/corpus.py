@@ -412,18 +412,27 @@ def load_file(path: Path, manifest: dict[str, dict] | None = None) -> LoadReport
 
 def merge_papers(a: Paper, b: Paper) -> Paper:
     """Same abstract twice: keep each field from whichever record has it (the venue from a venue
-    list, the authors from a search page); the longer, untruncated author list wins."""
+    list, the authors from a search page); the longer, untruncated author list wins; extra fields
+    (keywords, status, url) are united, the first record's value winning; a topic that refines the
+    other ("Deep Learning->Graph Neural Networks" over "Deep Learning") wins."""
     authors, truncated = a.authors, a.authors_truncated
     if (len(b.authors), not b.authors_truncated) > (len(authors), not truncated):
         authors, truncated = b.authors, b.authors_truncated
     return replace(
         a,
-        venue=a.venue or b.venue, year=a.year or b.year, topic=a.topic or b.topic,
+        venue=a.venue or b.venue, year=a.year or b.year, topic=_finer_topic(a.topic, b.topic),
         authors=authors, authors_truncated=truncated, title=a.title or b.title,
         label=a.label if a.title or not b.title else b.label,
-        source_id=a.source_id or b.source_id, extra=a.extra or b.extra,
+        source_id=a.source_id or b.source_id, extra=tuple({**dict(b.extra), **dict(a.extra)}.items()),
         sources=tuple(dict.fromkeys(a.sources + b.sources)),
     )
+
+
+def _finer_topic(a: str | None, b: str | None) -> str | None:
+    words = [re.findall(r"[^\W_]+", (t or "").lower()) for t in (a, b)]
+    if a and b and len(words[1]) > len(words[0]) and words[1][:len(words[0])] == words[0]:
+        return b
+    return a or b
 
 
 def merge_all(papers: list[Paper]) -> list[Paper]:

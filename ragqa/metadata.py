@@ -125,7 +125,7 @@ def names_a_topic(question: str, spans: list[str]) -> bool:
     rest = question
     for span in sorted(filter(None, spans), key=len, reverse=True):
         rest = re.sub(re.escape(span), " ", rest, flags=re.I)
-    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等", " ", rest)
+    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|属于|关于|中|里|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等", " ", rest)
     words = re.findall(r"[^\W_]+", rest.lower())
     return any(w not in FRAME_WORDS and not w.isdigit() and len(w) > 1 for w in words)
 
@@ -198,13 +198,14 @@ class TopicIndex:
     def find(self, question: str) -> TopicMatch | None:
         """The longest label phrase the question contains word for word (plurals folded); when the
         question calls it an area, topic, track or keyword, also a part of a label."""
-        raw = re.findall(r"[^\W_]+", question)
-        words = tuple(map(_norm, raw))
+        raw = list(re.finditer(r"[^\W_]+", question))
+        words = tuple(_norm(m[0]) for m in raw)
         cued = bool(TOPIC_CUE.search(question))
         for pool in (self.labelled, self.inner) if cued else (self.labelled,):
             for n in range(min(self.longest, len(words)), 0, -1):
                 for i in range(len(words) - n + 1):
                     phrase = words[i:i + n]
-                    if phrase in pool:
-                        return TopicMatch(" ".join(raw[i:i + n]), phrase, frozenset(self.papers_of(" ".join(phrase))), cued)
+                    if phrase in pool:  # the span as written: "transfer learning, meta learning"
+                        span = question[raw[i].start():raw[i + n - 1].end()]
+                        return TopicMatch(span, phrase, frozenset(self.papers_of(" ".join(phrase))), cued)
         return None

@@ -118,6 +118,7 @@ class Searcher:
         self._term_stats = None
         self._authors: AuthorIndex | None = None
         self._topics: TopicIndex | None = None
+        self._by_author: dict[str, set[str]] | None = None
         self._sentences = None
         self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
 
@@ -139,7 +140,7 @@ class Searcher:
             name = method_name(meta.get("title"))  # "DRAGON: ..." names its method
             if name and " " not in name:
                 self._names.setdefault(name.lower(), []).append(pid)
-        self._term_stats = self._authors = self._topics = None
+        self._term_stats = self._authors = self._topics = self._by_author = None
         self._bm25_count = count
 
     def paper_meta(self) -> dict[str, dict]:
@@ -203,9 +204,20 @@ class Searcher:
             return {pid for pid, m in metas if value in (m.get("libraries") or "").split("; ")}
         if name == "topic":  # within the topic's text, or a phrase of its parts or keywords
             return {pid for pid, m in metas if needle in fold(m.get("topic") or "")} | self.topic_index().papers_of(value)
-        names = {pid: [fold(a) for a in (m.get("authors") or "").split("; ") if a] for pid, m in metas}
-        exact = {pid for pid, authors in names.items() if any(needle in (a, a.split()[-1]) for a in authors)}
-        return exact or {pid for pid, authors in names.items() if any(needle in a for a in authors)}
+        by_name = self._papers_by_author()
+        exact = set(by_name.get(needle, ())) | {pid for name, ids in by_name.items() if name.split()[-1] == needle for pid in ids}
+        return exact or {pid for name, ids in by_name.items() if needle in name for pid in ids}
+
+    def _papers_by_author(self) -> dict[str, set[str]]:
+        """Folded author name -> their papers, built once per collection change (not per question)."""
+        self.refresh()
+        if self._by_author is None:
+            self._by_author = {}
+            for pid, m in self._meta.items():
+                for a in (m.get("authors") or "").split("; "):
+                    if a.strip():
+                        self._by_author.setdefault(fold(a), set()).add(pid)
+        return self._by_author
 
     def authors(self) -> AuthorIndex:
         self.refresh()
@@ -489,7 +501,8 @@ def search(
         rewritten = query not in (question, fallback)
         if query != question:
             notes.append(f"standalone question: {query}")
-    if CJK.search(query):
+    metadata_only = not topical and bool(filters.active()) and not history  # "Yoshua Bengio 发表了哪些论文？"
+    if CJK.search(query) and not metadata_only:
         if translate is not None:
             query = translate(query)
             notes.append(f"translated: {query}")

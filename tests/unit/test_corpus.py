@@ -167,3 +167,16 @@ def test_absurd_year_skips_only_that_record(tmp_path):
     report = load_file(path)
     assert [p.source_id for p in report.papers] == ["b"]
     assert [s.reason for s in report.skipped] == ["year inf is not a number", "year 99999 is out of range"]
+
+
+def test_merge_unites_extra_fields_and_keeps_the_finer_topic():
+    from dataclasses import replace
+
+    (paper,) = parse_listing(f"ICML 2024 论文列表\n\n{ABSTRACT}", "a.txt").papers
+    listed = replace(paper, topic="Deep Learning", extra=(("status", "Poster"), ("url", "https://x.org/1")))
+    record = replace(paper, topic="Deep Learning->Graph Neural Networks", extra=(("keywords", "graphs, GNN"), ("status", "Oral")))
+    (merged,) = merge_all([listed, record])
+    assert dict(merged.extra) == {"keywords": "graphs, GNN", "status": "Poster", "url": "https://x.org/1"}
+    assert merged.topic == "Deep Learning->Graph Neural Networks"
+    (other,) = merge_all([replace(listed, topic="Robotics"), record])
+    assert other.topic == "Robotics"  # neither refines the other: the first record's
