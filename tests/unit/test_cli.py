@@ -163,3 +163,15 @@ def test_a_damaged_store_is_one_line_and_left_untouched(env, capsys, monkeypatch
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is damaged" in err and "ragqa ingest" in err
     assert (store / "chroma.sqlite3").read_bytes() == junk
+
+
+def test_a_group_answer_prints_an_aligned_table():
+    from ragqa.answer import Answer, Citation
+    from ragqa.cli_answer import group_table
+
+    cites = [Citation(n, f"p{n}", f"P{n}", "ICLR 2024", 2024, [], "", "") for n in (1, 2, 3)]
+    table = [{"group": "ICML 2024", "count": 2, "papers": ["p1", "p3"]}, {"group": "ICLR 2024", "count": 1, "papers": ["p2"]}]
+    lines = group_table(Answer("Which venue has the most orals?", "", False, "list", citations=cites, table=table)).splitlines()
+    assert len(lines) == 4 and lines[0].split() == ["group", "papers", "cited", "as"]
+    assert lines[2].split() == ["ICML", "2024", "2", "[1]", "[3]"] and lines[3].split() == ["ICLR", "2024", "1", "[2]"]
+    assert len({line.index(c) for line, c in zip(lines[2:], ("2 ", "1 "))}) == 1  # counts right-aligned in one column
