@@ -33,6 +33,7 @@ class Source:
     hit: Hit
     evidence: tuple[str, ...]
     closeness: float = 0.0  # best cosine of any of its sentences to the question
+    closest: tuple[str, ...] = ()  # its sentences ranked by closeness to the question, best first (what a quote uses)
 
 
 @dataclass(frozen=True)
@@ -120,9 +121,11 @@ def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings,
             sims = sims + np.array([0.3 * len(words & _words(x)) / len(words) for x in sents])
         # the sentence that says what the paper contributes comes first, then the closest ones
         intro = next((i for i, sentence in enumerate(sents) if _CONTRIBUTION.search(sentence)), None)
-        order = ([intro] if intro is not None else []) + [i for i in np.argsort(-sims).tolist() if i != intro]
+        ranked = np.argsort(-sims).tolist()
+        order = ([intro] if intro is not None else []) + [i for i in ranked if i != intro]
         keep = sorted(order[: settings.evidence_sentences])
-        sources.append(Source(n=n, hit=hit, evidence=tuple(sents[i] for i in keep), closeness=closeness))
+        sources.append(Source(n=n, hit=hit, evidence=tuple(sents[i] for i in keep), closeness=closeness,
+                              closest=tuple(sents[i] for i in ranked[:2])))
     return sources
 
 
@@ -359,12 +362,16 @@ def name_bare_markers(text: str, sources: list[Source]) -> str:
 
 
 def extractive_answer(sources: list[Source], question: str, max_papers: int = 3) -> tuple[str, list[int]]:
-    """The honest fallback: each top paper's best evidence sentence, quoted and cited."""
+    """The honest fallback: what each top paper says closest to the question, quoted and cited: two
+    sentences of the best paper (in abstract order), one of each other (not the abstract's opener)."""
     lines, cited = [], []
-    for s in sources[:max_papers]:
-        if not s.evidence:
+    for rank, s in enumerate(sources[:max_papers]):
+        picked = list(s.closest[: 2 if rank == 0 else 1] or s.evidence[:1])
+        if not picked:
             continue
-        lines.append(f"{paper_name(s.hit.meta)}: \"{s.evidence[0]}\" [{s.n}]")
+        text = s.hit.meta.get("text") or ""
+        picked.sort(key=lambda x: text.find(x))
+        lines.append(f"{paper_name(s.hit.meta)}: \"{' '.join(picked)}\" [{s.n}]")
         cited.append(s.n)
     head = "相关论文原文摘录：" if CJK.search(question) else "From the most relevant papers:"
     return head + "\n" + "\n".join(f"- {line}" for line in lines), cited

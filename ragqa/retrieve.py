@@ -110,7 +110,7 @@ class Searcher:
     def __init__(self, settings: Settings, index: PaperIndex, embedder: BaseEmbedding):
         self.settings, self.index, self.embedder = settings, index, embedder
         self._bm25 = None
-        self._bm25_count: tuple[int, int] = (-1, -1)
+        self._bm25_count: tuple[int, ...] = (-1, -1)
         self._meta: dict[str, dict] = {}
         self._names: dict[str, list[str]] = {}
         self._corpus_text: tuple[str, str, str] | None = None
@@ -119,13 +119,16 @@ class Searcher:
         self._authors: AuthorIndex | None = None
         self._topics: TopicIndex | None = None
         self._by_author: dict[str, set[str]] | None = None
+        self._facets: dict[str, object] = {}  # venues, years, ... of the collection, until it changes
         self._sentences = None
         self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
 
     # -- cached views of the collection -------------------------------------------------
     def refresh(self) -> None:
         """Re-read the catalog and the lexical index when a write changed the collection."""
-        count = (self.index.count(), self.index.catalog.count(), self.index.catalog.generation())
+        # the catalog says what readers see: its paper count and write generation (two SQLite reads; a
+        # Chroma count costs ~30 ms at 100k papers and ran several times per question)
+        count = (self.index.catalog.count(), self.index.catalog.generation())
         if count == self._bm25_count:
             return
         self._meta = self.index.papers()  # only catalogued papers exist for readers
@@ -141,6 +144,7 @@ class Searcher:
             if name and " " not in name:
                 self._names.setdefault(name.lower(), []).append(pid)
         self._term_stats = self._authors = self._topics = self._by_author = None
+        self._facets = {}
         self._bm25_count = count
 
     def paper_meta(self) -> dict[str, dict]:
@@ -166,14 +170,21 @@ class Searcher:
             self._sentences = SentenceCache(self.embedder, split_sentences)
         return self._sentences
 
+    def _facet(self, name: str, values):
+        """The distinct values of one field over the collection, computed once per collection change."""
+        self.refresh()
+        if name not in self._facets:
+            self._facets[name] = values(self._meta.values())
+        return self._facets[name]
+
     def venues(self) -> list[str]:
-        return sorted({m["venue"] for m in self.paper_meta().values() if m.get("venue")})
+        return self._facet("venue", lambda ms: sorted({m["venue"] for m in ms if m.get("venue")}))
 
     def years(self) -> list[int]:
-        return sorted({int(m["year"]) for m in self.paper_meta().values() if m.get("year")})
+        return self._facet("year", lambda ms: sorted({int(m["year"]) for m in ms if m.get("year")}))
 
     def topics(self) -> list[str]:
-        return sorted({m["topic"] for m in self.paper_meta().values() if m.get("topic")})
+        return self._facet("topic", lambda ms: sorted({m["topic"] for m in ms if m.get("topic")}))
 
     # -- filters ------------------------------------------------------------------------
     def check_filters(self, filters: Filters) -> Filters:
@@ -232,10 +243,10 @@ class Searcher:
         return self._topics
 
     def libraries(self) -> list[str]:
-        return sorted({name for m in self.paper_meta().values() for name in (m.get("libraries") or "").split("; ") if name})
+        return self._facet("library", lambda ms: sorted({name for m in ms for name in (m.get("libraries") or "").split("; ") if name}))
 
     def statuses(self) -> set[str]:
-        return {m["status"] for m in self.paper_meta().values() if m.get("status")}
+        return self._facet("status", lambda ms: {m["status"] for m in ms if m.get("status")})
 
     def filters_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str], AuthorMatch | None, TopicMatch | None]:
         """Venue, year, author, status and a topic area named as such ("in the vision area") become

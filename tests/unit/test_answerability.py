@@ -41,6 +41,16 @@ def test_judge_answers_lists_and_abstains_at_the_operating_points():
     assert not judge(cal, []).answerable
 
 
+def test_a_paper_the_question_names_makes_it_answerable_and_leads_the_list():
+    cal = _calibration(coef=(4.0, 2.0, 1.0, -2.0, 0.0))  # even with no weight on the flag
+    rows = [_row("a", 0.8, coverage=1, rarest=1), _row("b", 0.1, coverage=0, rarest=0, gap=0.7, named=1.0)]
+    named = judge(cal, rows)
+    assert named.probabilities["b"] < cal.list_threshold and named.answerable and named.listed[0] == "b"
+    alone = judge(cal, [rows[1]])
+    assert alone.answerable and alone.best < cal.answer_threshold and alone.top(1) == ["b"]
+    assert not judge(cal, [_row("b", 0.1, coverage=0, rarest=0, gap=0.7)]).answerable
+
+
 def test_calibration_round_trips_and_rejects_other_features(tmp_path):
     cal = _calibration()
     assert Calibration.from_json(json.loads(json.dumps(cal.to_json()))) == cal
