@@ -76,11 +76,16 @@ print(json.dumps(out))
     return json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {"error": done.stderr[-300:]}
 
 
-def measure(n: int, work: Path) -> dict:
+def measure(n: int, work: Path, reuse: bool = False) -> dict:
     corpus, store = work / f"corpus-{n}.jsonl", work / f"store-{n}"
-    write_corpus(corpus, n)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "RAGQA_EMBED_MODEL": "hash", "RAGQA_VECTORSTORE_DIR": str(store),
            "RAGQA_DATA_DIR": str(work / "no-data")}
+    if reuse and store.is_dir():  # search figures only, on the store an earlier run built
+        result = {"papers": n, "reused_store": True, "store_mb": round(_du(store) / 2**20, 1)}
+        result.update(_timed_search(env))
+        result.update(_warm_latencies(env))
+        return result
+    write_corpus(corpus, n)
     start = time.perf_counter()
     done = subprocess.run([str(Path(sys.executable).with_name("ragqa")), "ingest", "--quiet", str(corpus)], env=env,
                           capture_output=True, text=True)
@@ -98,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--work", type=Path, default=None, help="folder for corpora and stores (default: a temp folder)")
+    parser.add_argument("--reuse", action="store_true", help="a store already in --work is measured as is (search only, no ingest)")
     args = parser.parse_args(argv)
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}", file=sys.stderr)
@@ -107,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         for n in args.sizes:
-            results.append(measure(n, work))
+            results.append(measure(n, work, args.reuse))
             print(json.dumps(results[-1]), flush=True)
     if args.out:
         args.out.write_text(json.dumps({"machine": os.uname().machine, "cpus": os.cpu_count(), "results": results}, indent=1))

@@ -151,11 +151,11 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
 
 
 def _labelled(pipeline, result: SearchResult) -> list[Hit]:
-    """The papers (within the filters) whose topic or keywords are the question's whole subject, newest first."""
+    """The papers (within the filters) whose topic, keywords or title name the question's whole subject, newest first."""
     if result.topic is None:
         return []
     allowed = pipeline.searcher.matching(result.filters)
-    ids = [pid for pid in result.topic.papers if pid in allowed]
+    ids = [pid for pid in result.topic.papers | result.topic.titled if pid in allowed]
     ids.sort(key=lambda pid: (-(allowed[pid].get("year") or 0), allowed[pid].get("label") or ""))
     return [Hit.of_paper(pid, allowed[pid]) for pid in ids]
 

@@ -73,11 +73,11 @@ def lead(question: str, count: int, total_listed: int | None = None, filters=Non
         return f"{total} indexed {noun} {rule}{shown}:"
     total = total_listed if total_listed and total_listed > count else count
     if zh:
-        tag = f"，其中 {labelled[1]} 篇的主题或关键词为“{labelled[0]}”" if labelled else ""
+        tag = f"，其中 {labelled[1]} 篇的主题、关键词或标题含“{labelled[0]}”" if labelled else ""
         return f"找到 {total} 篇相关的已索引论文{tag}" + (f"（显示前 {count} 篇）" if total > count else "") + "（按相关度排序，原文摘录）："
     more = f" (showing {count} of {total})" if total > count else ""
     noun = "paper addresses" if total == 1 else "papers address"
-    tag = (f": the ones the answerability model matches to it, then the {labelled[1]} whose topic or keywords "
+    tag = (f": the ones the answerability model matches to it, then the {labelled[1]} whose topic, keywords or title "
            f"include \"{labelled[0]}\"" if labelled else "")
     return f"{total} indexed {noun} this{tag}{more}, most relevant first (quoted from each abstract):"
 
@@ -121,8 +121,8 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
     if not total:
         return "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
     what = (", ".join(f"{k} = {v}" for k, v in rule.items()) if rule else
-            (f"与“{query}”相关的论文" + (f"或主题、关键词为“{labelled}”的论文" if labelled else "") if zh else
-             f"papers the retriever and answerability model match to \"{query}\"" + (f", or whose topic or keywords include \"{labelled}\"" if labelled else "")))
+            (f"与“{query}”相关的论文" + (f"或主题、关键词、标题含“{labelled}”的论文" if labelled else "") if zh else
+             f"papers the retriever and answerability model match to \"{query}\"" + (f", or whose topic, keywords or title include \"{labelled}\"" if labelled else "")))
     head = (f"共 {total} 篇已索引论文（{what}），按{ {'author': '作者', 'year': '年份', 'venue': '会议'}[key]}统计：" if zh else
             f"{total} indexed {'paper' if total == 1 else 'papers'} ({what}), by {key}:")
     lines = []

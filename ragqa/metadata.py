@@ -140,9 +140,17 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(_norm(w) for w in re.findall(r"[^\W_]+", text))
 
 
-# the question marks a phrase as a label of the collection, not a subject: "in the X area", "X track",
-# "topic X", "primary area", "keyword X", "tagged X", Chinese 领域 / 方向 / 主题 / 关键词
-TOPIC_CUE = re.compile(r"\b(?:areas?|tracks?|topics?|categor(?:y|ies)|keywords?|tagged|labell?ed|subject areas?)\b|领域|方向|主题|关键词|类别", re.I)
+# the question marks a phrase as a label of the collection, not a subject, right next to it: "the X area",
+# "X track", "X topic", "topic: X", "the keyword X", Chinese "X 领域 / 主题 / 关键词 / 类别"
+_CUE_WORD = r"(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics?|tracks?|categor(?:y|ies)|keywords?)"
+_CUE_AFTER = re.compile(rf"^\W{{0,3}}(?:{_CUE_WORD}\b|\s*(?:领域|主题|关键词|类别))", re.I)
+ZH_CUE = re.compile(r"领域|主题|关键词|类别")  # a Chinese question's cue, for a label read from its translation
+_CUE_BEFORE = re.compile(r"\b(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics?|categor(?:y|ies)|keywords?)\s*"
+                         r"(?:of|on|:|called|named|labell?ed)?\s*(?:the\s+)?[\"“'‘]?\s*$", re.I)  # not "keep track of X"
+
+
+def _cued(question: str, start: int, end: int) -> bool:
+    return bool(_CUE_AFTER.search(question[end:end + 24]) or _CUE_BEFORE.search(question[max(0, start - 40):start]))
 
 
 def keywords_of(meta: dict) -> list[str]:
@@ -170,6 +178,7 @@ class TopicMatch:
     phrase: tuple[str, ...]  # the label phrase, folded
     papers: frozenset[str]  # the papers labelled with it
     cued: bool  # the question calls it an area / topic / track / keyword
+    titled: frozenset[str] = frozenset()  # the papers whose title says it, word for word
 
 
 class TopicIndex:
@@ -184,6 +193,11 @@ class TopicIndex:
         self.labelled = {p: ids for p, ids in self.labelled.items()
                          if not all(w in FRAME_WORDS for w in p) and (len(p) > 1 or len(p[0]) >= 4)}
         self.longest = max(map(len, self.labelled), default=0)
+        self.titles = {pid: _words(m.get("title") or "") for pid, m in papers.items() if m.get("title")}
+        self.title_words: dict[str, set[str]] = {}
+        for pid, words in self.titles.items():
+            for w in words:
+                self.title_words.setdefault(w, set()).add(pid)
         # every run of words inside a label: a cued phrase may name part of one ("vision area" -> Computer Vision)
         self.inner = {p[i:j] for p in self.labelled for i in range(len(p)) for j in range(i + 1, len(p) + 1)
                       if not all(w in FRAME_WORDS for w in p[i:j]) and (j - i > 1 or len(p[i]) >= 4)}
@@ -195,17 +209,30 @@ class TopicIndex:
         n = len(want)
         return {pid for p, ids in self.labelled.items() if any(p[i:i + n] == want for i in range(len(p) - n + 1)) for pid in ids}
 
+    def titled(self, phrase: tuple[str, ...]) -> set[str]:
+        """Papers whose title holds the phrase word for word (plurals folded)."""
+        if not phrase or any(w not in self.title_words for w in phrase):
+            return set()
+        n = len(phrase)
+        pool = set.intersection(*(self.title_words[w] for w in phrase))
+        return {pid for pid in pool if any(self.titles[pid][i:i + n] == phrase for i in range(len(self.titles[pid]) - n + 1))}
+
     def find(self, question: str) -> TopicMatch | None:
         """The longest label phrase the question contains word for word (plurals folded); when the
         question calls it an area, topic, track or keyword, also a part of a label."""
         raw = list(re.finditer(r"[^\W_]+", question))
         words = tuple(_norm(m[0]) for m in raw)
-        cued = bool(TOPIC_CUE.search(question))
-        for pool in (self.labelled, self.inner) if cued else (self.labelled,):
+        for inner in (False, True):  # a whole label first; a part of one only where the question calls it an area
             for n in range(min(self.longest, len(words)), 0, -1):
                 for i in range(len(words) - n + 1):
                     phrase = words[i:i + n]
-                    if phrase in pool:  # the span as written: "transfer learning, meta learning"
-                        span = question[raw[i].start():raw[i + n - 1].end()]
-                        return TopicMatch(span, phrase, frozenset(self.papers_of(" ".join(phrase))), cued)
+                    start, end = raw[i].start(), raw[i + n - 1].end()
+                    if phrase not in (self.inner if inner else self.labelled):
+                        continue
+                    cued = _cued(question, start, end)
+                    if inner and not cued:
+                        continue
+                    span = question[start:end]  # as written: "transfer learning, meta learning"
+                    return TopicMatch(span, phrase, frozenset(self.papers_of(" ".join(phrase))), cued,
+                                      frozenset(self.titled(phrase)))
         return None

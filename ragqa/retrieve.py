@@ -461,12 +461,12 @@ class Searcher:
 
 def _topic_of_translation(searcher, question, query, filters, spans, notes):
     """A Chinese question's topic area or keyword, read from its translation. -> (filters, topic hint)."""
-    from .metadata import TOPIC_CUE
+    from .metadata import ZH_CUE
 
     topic = searcher.topic_index().find(query)
     if topic is None:
         return filters, None
-    if topic.cued or TOPIC_CUE.search(question):
+    if topic.cued or ZH_CUE.search(question):
         notes.append(f"filter from question: topic={topic.span}")
         return searcher.check_filters(replace(filters, topic=topic.span)), None
     if names_a_topic(query, spans + [topic.span]):
