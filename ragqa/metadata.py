@@ -141,10 +141,10 @@ def _words(text: str) -> tuple[str, ...]:
 
 
 # the question marks a phrase as a label of the collection, not a subject, right next to it: "the X area",
-# "X track", "X topic", "topic: X", "the keyword X", Chinese "X 领域 / 主题 / 关键词 / 类别"
+# "X track", "X topic", "topic: X", "the keyword X", Chinese "X 领域 / 主题 / 关键词" (not 类别: "与类别相关" is "class-relevant")
 _CUE_WORD = r"(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics?|tracks?|categor(?:y|ies)|keywords?)"
-_CUE_AFTER = re.compile(rf"^\W{{0,3}}(?:{_CUE_WORD}\b|\s*(?:领域|主题|关键词|类别))", re.I)
-ZH_CUE = re.compile(r"领域|主题|关键词|类别")  # a Chinese question's cue, for a label read from its translation
+_CUE_AFTER = re.compile(rf"^\W{{0,3}}(?:{_CUE_WORD}\b|\s*(?:领域|主题|关键词))", re.I)
+ZH_CUE = re.compile(r"领域|主题|关键词")  # a Chinese question's cue, for a label read from its translation
 _CUE_BEFORE = re.compile(r"\b(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics?|categor(?:y|ies)|keywords?)\s*"
                          r"(?:of|on|:|called|named|labell?ed)?\s*(?:the\s+)?[\"“'‘]?\s*$", re.I)  # not "keep track of X"
 
