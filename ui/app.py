@@ -224,7 +224,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
     def status_text():
         return f"**Status:** {html.escape(state.message)}"
 
-    def refresh(venue_v, year_v, topic_v, chat_lib, p_query, p_venue, p_author, p_status, p_lib):
+    def refresh(venue_v, year_v, topic_v, chat_lib, p_query, p_venue, p_author, p_status, p_lib, p_topic, p_year):
         """Every choice that depends on the index (after a page load, an upload or a removal)."""
         c = index_choices(pipeline)
         chat_libs, paper_libs = [ALL, *c["library"]], [ANY, *c["library"]]
@@ -237,13 +237,15 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
         except RagqaError:
             libraries = []
         p_venue, p_status, p_lib = keep(p_venue, c["venue"]), keep(p_status, c["status"]), keep(p_lib, paper_libs)
+        p_year = keep(p_year, c["year"])
         return (gr.update(choices=c["venue"], value=keep(venue_v, c["venue"])),
                 gr.update(choices=c["year"], value=keep(year_v, c["year"])),
                 gr.update(choices=c["topic"], value=keep(topic_v, c["topic"])),
                 gr.update(choices=chat_libs, value=keep(chat_lib, chat_libs, ALL)),
                 gr.update(choices=c["venue"], value=p_venue), gr.update(choices=c["status"], value=p_status),
                 gr.update(choices=paper_libs, value=p_lib), gr.update(choices=c["library"], value=None), libraries,
-                *papers_table(pipeline, p_query, p_venue, p_author, p_status, p_lib))
+                *papers_table(pipeline, p_query, p_venue, p_author, p_status, p_lib, p_topic, p_year),
+                gr.update(choices=c["year"], value=p_year))
 
     with gr.Blocks(title="ragqa — cited answers from ML papers") as app:
         gr.Markdown("## ragqa — ask the indexed ML papers\nAnswers cite the papers they rest on; every citation is checked.")
@@ -298,7 +300,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
         papers.wire(tabs, question, CHAT)
         refresh_io = dict(fn=refresh, inputs=[venue, year, topic, library, *papers.filters],
                           outputs=[venue, year, topic, library, papers.venue, papers.status, papers.library,
-                                   library_tab.remove_name, library_tab.libraries, papers.table, papers.counts], api_name=False)
+                                   library_tab.remove_name, library_tab.libraries, papers.table, papers.counts, papers.year],
+                          api_name=False)
         library_tab.wire(after=refresh_io)
         timer = gr.Timer(2.0)
         timer.tick(status_text, None, status, api_name=False, show_progress="hidden")

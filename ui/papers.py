@@ -35,7 +35,7 @@ def paper_row(meta: dict) -> list[str]:
 
 
 def papers_table(pipeline, query: str = "", venue: str = ANY, author: str = "", status: str = ANY,
-                 library: str = ANY) -> tuple[list[list[str]], str]:
+                 library: str = ANY, topic: str = "", year=ANY) -> tuple[list[list[str]], str]:
     """Rows for the Papers tab and a Markdown summary with counts per facet. A facet's counts are over
     the papers the other filters admit, so each shows what choosing a value would give."""
     try:
@@ -44,8 +44,10 @@ def papers_table(pipeline, query: str = "", venue: str = ANY, author: str = "", 
     except RagqaError as exc:
         return [], html.escape(str(exc))
     needle = (query or "").lower().strip()
+    year = chosen(year)
     picked = Filters(venue=chosen(venue), author=(author or "").strip() or None, status=chosen(status),
-                     library=chosen(library))
+                     library=chosen(library), topic=(topic or "").strip() or None,
+                     year=int(year) if year is not None and str(year).strip().isdigit() else None)
 
     def select(filters: Filters) -> list[dict]:
         return [m for m in searcher.matching(filters).values() if not needle or needle in _words(m)]
@@ -53,6 +55,7 @@ def papers_table(pipeline, query: str = "", venue: str = ANY, author: str = "", 
     shown = select(picked)
     facets = {
         "Venue": Counter(m.get("venue") or "?" for m in select(replace(picked, venue=None))),
+        "Year": Counter(str(m.get("year") or "?") for m in select(replace(picked, year=None))),
         "Status": Counter(m["status"] for m in select(replace(picked, status=None)) if m.get("status")),
         "Library": Counter(name for m in select(replace(picked, library=None))
                            for name in (m.get("libraries") or "").split("; ") if name),
@@ -107,8 +110,11 @@ class PapersTab:
                                          elem_id="rq-paper-search", scale=2)
                 self.author = gr.Textbox(placeholder="Author (full name or surname)", show_label=False,
                                          elem_id="rq-paper-author")
+                self.topic = gr.Textbox("", placeholder="Topic area or keyword (e.g. computer vision)", show_label=False,
+                                        elem_id="rq-paper-topic")
             with gr.Row():
                 self.venue = gr.Dropdown(choices["venue"], value=ANY, label="Venue", elem_id="rq-paper-venue", **LIVE)
+                self.year = gr.Dropdown(choices["year"], value=ANY, label="Year", elem_id="rq-paper-year", **LIVE)
                 self.status = gr.Dropdown(choices["status"], value=ANY, label="Status", elem_id="rq-paper-status", **LIVE)
                 self.library = gr.Dropdown([ANY, *choices["library"]], value=ANY, label="Library", elem_id="rq-paper-library",
                                            **LIVE)
@@ -125,7 +131,7 @@ class PapersTab:
 
     @property
     def filters(self) -> list:
-        return [self.search, self.venue, self.author, self.status, self.library]
+        return [self.search, self.venue, self.author, self.status, self.library, self.topic, self.year]
 
     def wire(self, tabs: gr.Tabs, question: gr.Textbox, chat_tab: str) -> None:
         """Filters redraw the table; a click on a row shows the record; the button fills the chat's question."""
@@ -137,8 +143,8 @@ class PapersTab:
         self.ask.click(self.ask_about, self.picked, [tabs, question], api_name=False).then(
             None, None, None, api_name=False, js="() => { document.querySelector('#rq-question textarea')?.focus(); }")
 
-    def show(self, query, venue, author, status, library):
-        return papers_table(self.pipeline, query, venue, author, status, library)
+    def show(self, query, venue, author, status, library, topic, year):
+        return papers_table(self.pipeline, query, venue, author, status, library, topic, year)
 
     def pick(self, evt: gr.SelectData):
         """The clicked row's paper: its record, and the ask button."""

@@ -44,3 +44,15 @@ def test_question_about(meta, question):
 ])
 def test_paper_links(extra, links):
     assert paper_links({"extra": json.dumps(extra) if extra else ""}) == links
+
+
+def test_topic_and_year_filters_narrow_the_table_and_count_the_facets(ui_pipeline):
+    metas = ui_pipeline.searcher.paper_meta().values()
+    rows, summary = papers_table(ui_pipeline, topic="interpretability")
+    want = [m for m in metas if "interpretability" in (m.get("topic") or "").lower()]
+    assert len(rows) == len(want) > 0 and all("interpretability" in r[4].lower() for r in rows)
+    years = {m.get("year") for m in metas if m.get("year")}
+    year = max(years)
+    rows, summary = papers_table(ui_pipeline, year=str(year))
+    assert len(rows) == sum(m.get("year") == year for m in metas) and f"{year}: {len(rows)}" in summary
+    assert papers_table(ui_pipeline, topic="no such topic zzz")[0] == []
