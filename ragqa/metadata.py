@@ -47,6 +47,8 @@ tagged labelled labeled subject
 
 def fold(name: str) -> str:
     """Case and accents ignored: "Schölkopf" = "scholkopf"."""
+    if name.isascii():  # the common case, without Unicode normalisation
+        return " ".join(name.split()).lower()
     name = unicodedata.normalize("NFKD", name)
     return re.sub(r"\s+", " ", "".join(c for c in name if not unicodedata.combining(c))).strip().lower()
 
@@ -67,7 +69,8 @@ class AuthorIndex:
     """Full names and surnames of every indexed author, with their paper counts."""
 
     def __init__(self, papers: dict[str, dict]):
-        self.vocabulary = {w for m in papers.values() for w in re.findall(r"[a-z]+", (m.get("text") or "").lower())}
+        self._texts = papers
+        self._vocabulary: set[str] | None = None
         self.papers: dict[str, int] = {}
         spelling: dict[str, str] = {}
         for meta in papers.values():
@@ -79,6 +82,13 @@ class AuthorIndex:
         self.surnames: dict[str, list[str]] = {}
         for name in self.papers:
             self.surnames.setdefault(fold(name.split()[-1]), []).append(name)
+
+    @property
+    def vocabulary(self) -> set[str]:
+        """Every word of the indexed abstracts (built when a weak cue first needs it)."""
+        if self._vocabulary is None:
+            self._vocabulary = {w for m in self._texts.values() for w in re.findall(r"[a-z]+", (m.get("text") or "").lower())}
+        return self._vocabulary
 
     def find(self, question: str) -> AuthorMatch | None:
         """The author the question names, an ambiguous surname, or a strongly cued unknown name."""
@@ -131,7 +141,7 @@ def names_a_topic(question: str, spans: list[str]) -> bool:
 
 
 def _norm(word: str) -> str:
-    w = fold(word)
+    w = word.lower() if word.isascii() else fold(word)
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
@@ -193,11 +203,9 @@ class TopicIndex:
         self.labelled = {p: ids for p, ids in self.labelled.items()
                          if not all(w in FRAME_WORDS for w in p) and (len(p) > 1 or len(p[0]) >= 4)}
         self.longest = max(map(len, self.labelled), default=0)
-        self.titles = {pid: _words(m.get("title") or "") for pid, m in papers.items() if m.get("title")}
-        self.title_words: dict[str, set[str]] = {}
-        for pid, words in self.titles.items():
-            for w in words:
-                self.title_words.setdefault(w, set()).add(pid)
+        self._papers = papers
+        self._titles: dict[str, tuple[str, ...]] | None = None  # built on first use: few questions need it
+        self._title_words: dict[str, set[str]] = {}
         # every run of words inside a label: a cued phrase may name part of one ("vision area" -> Computer Vision)
         self.inner = {p[i:j] for p in self.labelled for i in range(len(p)) for j in range(i + 1, len(p) + 1)
                       if not all(w in FRAME_WORDS for w in p[i:j]) and (j - i > 1 or len(p[i]) >= 4)}
@@ -211,11 +219,16 @@ class TopicIndex:
 
     def titled(self, phrase: tuple[str, ...]) -> set[str]:
         """Papers whose title holds the phrase word for word (plurals folded)."""
-        if not phrase or any(w not in self.title_words for w in phrase):
+        if self._titles is None:
+            self._titles = {pid: _words(m.get("title") or "") for pid, m in self._papers.items() if m.get("title")}
+            for pid, words in self._titles.items():
+                for w in words:
+                    self._title_words.setdefault(w, set()).add(pid)
+        if not phrase or any(w not in self._title_words for w in phrase):
             return set()
-        n = len(phrase)
-        pool = set.intersection(*(self.title_words[w] for w in phrase))
-        return {pid for pid in pool if any(self.titles[pid][i:i + n] == phrase for i in range(len(self.titles[pid]) - n + 1))}
+        n, titles = len(phrase), self._titles
+        pool = set.intersection(*(self._title_words[w] for w in phrase))
+        return {pid for pid in pool if any(titles[pid][i:i + n] == phrase for i in range(len(titles[pid]) - n + 1))}
 
     def find(self, question: str) -> TopicMatch | None:
         """The longest label phrase the question contains word for word (plurals folded); when the
@@ -234,5 +247,5 @@ class TopicIndex:
                         continue
                     span = question[start:end]  # as written: "transfer learning, meta learning"
                     return TopicMatch(span, phrase, frozenset(self.papers_of(" ".join(phrase))), cued,
-                                      frozenset(self.titled(phrase)))
+                                      frozenset() if cued else frozenset(self.titled(phrase)))
         return None
