@@ -253,24 +253,19 @@ class Searcher:
         filters unless given explicitly. -> (filters, notes, the author match: also an ambiguous or
         unknown name, a topic label named without a cue: a hint for list answers, not a filter)."""
         filters, notes = self._venue_from_question(question, filters)
-        author = None
+        author = topic = None
         if not filters.author:
             author = self.authors().find(question)
             if author and author.name:
-                filters = replace(filters, author=author.name)
-                notes.append(f"filter from question: author={author.name}")
+                filters = _parsed(filters, notes, "author", author.name)
         if not filters.status:
             status = status_in(question, self.statuses())
             if status:
-                filters = replace(filters, status=status)
-                notes.append(f"filter from question: status={status}")
-        topic = None
+                filters = _parsed(filters, notes, "status", status)
         if not filters.topic:
             topic = self.topic_index().find(question)
             if topic and topic.cued:
-                filters = replace(filters, topic=topic.span)
-                notes.append(f"filter from question: topic={topic.span}")
-                topic = None
+                filters, topic = _parsed(filters, notes, "topic", topic.span), None
         return filters, notes, author, topic
 
     def _venue_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str]]:
@@ -279,19 +274,16 @@ class Searcher:
             return filters, notes
         for venue in sorted(self.venues(), key=len, reverse=True):
             if re.search(rf"(?<![A-Za-z]){re.escape(venue)}(?![A-Za-z0-9])", question, re.I):
-                notes.append(f"filter from question: venue={venue}")
-                return replace(filters, venue=venue), notes
+                return _parsed(filters, notes, "venue", venue), notes
         years = [int(y) for y in _YEAR.findall(question) if int(y) in self.years()]
         names = {v.split()[0].lower() for v in self.venues()}
         named = [n for n in names if re.search(rf"(?<![A-Za-z]){re.escape(n)}(?![A-Za-z])", question, re.I)]
         if len(named) == 1:
             choices = [v for v in self.venues() if v.lower().startswith(named[0]) and (not years or str(years[0]) in v)]
             if len(choices) == 1:
-                notes.append(f"filter from question: venue={choices[0]}")
-                return replace(filters, venue=choices[0]), notes
+                return _parsed(filters, notes, "venue", choices[0]), notes
         if len(years) == 1:
-            notes.append(f"filter from question: year={years[0]}")
-            return replace(filters, year=years[0]), notes
+            return _parsed(filters, notes, "year", years[0]), notes
         return filters, notes
 
     def matching(self, filters: Filters) -> dict[str, dict]:
@@ -459,6 +451,12 @@ class Searcher:
         return out
 
 
+def _parsed(filters: Filters, notes: list[str], name: str, value) -> Filters:
+    """A filter read from the question, noted as such (the UI offers to undo it)."""
+    notes.append(f"filter from question: {name}={value}")
+    return replace(filters, **{name: value})
+
+
 def _topic_of_translation(searcher, question, query, filters, spans, notes):
     """A Chinese question's topic area or keyword, read from its translation. -> (filters, topic hint)."""
     from .metadata import ZH_CUE
@@ -467,8 +465,7 @@ def _topic_of_translation(searcher, question, query, filters, spans, notes):
     if topic is None:
         return filters, None
     if topic.cued or ZH_CUE.search(question):
-        notes.append(f"filter from question: topic={topic.span}")
-        return searcher.check_filters(replace(filters, topic=topic.span)), None
+        return searcher.check_filters(_parsed(filters, notes, "topic", topic.span)), None
     if names_a_topic(query, spans + [topic.span]):
         return filters, None
     notes.append(f"topic label from question: {topic.span} ({len(topic.papers)} papers carry it)")
