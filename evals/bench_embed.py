@@ -1,7 +1,7 @@
 """Embedding backends compared on real abstracts: model load time, chunks/s over 200-token chunks
 (ICLR 2024 abstracts, as ingest cuts them), query latency, and cosine of each backend's vectors to
 torch fp32's. Usage: python -m evals.bench_embed [--n 400] [--bf16]
-(--bf16 adds torch bfloat16, fast only on CPUs with AMX; not a ragqa backend).
+(--bf16 adds RAGQA_EMBED_BACKEND=torch-bf16, fast only on CPUs with AMX).
 """
 from __future__ import annotations
 
@@ -56,13 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     for backend in ("torch", "onnx"):
         results[backend], vectors[backend] = measure(lambda: load_embedder(Settings(embed_backend=backend)), texts)
     if args.bf16:
-        import torch
-
-        def bf16():
-            embedder = load_embedder(Settings(embed_backend="torch"))
-            embedder._model.to(torch.bfloat16)
-            return embedder
-        results["torch-bf16"], vectors["torch-bf16"] = measure(bf16, texts)
+        results["torch-bf16"], vectors["torch-bf16"] = measure(lambda: load_embedder(Settings(embed_backend="torch-bf16")), texts)
     for name in results:
         cos = (vectors[name] * vectors["torch"]).sum(axis=1) / (
             np.linalg.norm(vectors[name], axis=1) * np.linalg.norm(vectors["torch"], axis=1))

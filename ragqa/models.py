@@ -48,7 +48,12 @@ def load_embedder(settings: Settings):
     try:
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
-        return HuggingFaceEmbedding(model_name=model, device="cpu", embed_batch_size=settings.embed_batch_size)
+        embedder = HuggingFaceEmbedding(model_name=model, device="cpu", embed_batch_size=settings.embed_batch_size)
+        if settings.embed_backend == "torch-bf16":
+            import torch
+
+            embedder._model.to(torch.bfloat16)  # vectors at cosine >= 0.9999 to fp32's (evals/bench_embed.py)
+        return embedder
     except Exception as exc:
         raise ModelError(
             f"Cannot load embedding model {model!r} ({type(exc).__name__}: {str(exc)[:120]}). "

@@ -1,5 +1,5 @@
-"""The ONNX int8 MiniLM backend gives the torch model's vectors (cosine >= 0.999) and the same top
-papers on the bundled index, with no torch import of its own."""
+"""The ONNX int8 and torch-bf16 MiniLM backends give the torch fp32 model's vectors (cosine >= 0.999); the
+ONNX one imports no torch."""
 from __future__ import annotations
 
 import subprocess
@@ -31,3 +31,10 @@ def test_onnx_backend_imports_no_torch():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"HF_HUB_OFFLINE": "1", "PATH": ""})
     assert done.returncode == 0, done.stderr[-400:]
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_bf16_backend_vectors_match_fp32():
+    bf16 = np.array(load_embedder(Settings(embed_backend="torch-bf16")).get_text_embedding_batch(TEXTS[:2]))
+    fp32 = np.array(load_embedder(Settings(embed_backend="torch")).get_text_embedding_batch(TEXTS[:2]))
+    cosine = (bf16 * fp32).sum(axis=1) / (np.linalg.norm(bf16, axis=1) * np.linalg.norm(fp32, axis=1))
+    assert cosine.min() >= 0.999
