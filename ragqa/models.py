@@ -49,7 +49,7 @@ def load_embedder(settings: Settings):
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
         embedder = HuggingFaceEmbedding(model_name=model, device="cpu", embed_batch_size=settings.embed_batch_size)
-        if settings.embed_backend == "torch-bf16":
+        if settings.embed_backend == "torch-bf16" or (settings.embed_backend == "auto" and cpu_has_amx()):
             import torch
 
             embedder._model.to(torch.bfloat16)  # vectors at cosine >= 0.9999 to fp32's (evals/bench_embed.py)
@@ -59,6 +59,14 @@ def load_embedder(settings: Settings):
             f"Cannot load embedding model {model!r} ({type(exc).__name__}: {str(exc)[:120]}). "
             "Give a local folder in RAGQA_EMBED_MODEL, or 'minilm'."
         ) from None
+
+
+def cpu_has_amx() -> bool:
+    """Whether the CPU has AMX bf16 tiles (Linux /proc/cpuinfo), where bf16 MiniLM runs twice as fast."""
+    try:
+        return " amx_bf16" in Path("/proc/cpuinfo").read_text(errors="ignore")
+    except OSError:
+        return False
 
 
 def _onnx_minilm(settings: Settings):
