@@ -106,15 +106,15 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         return
     retrieved = result.hits + earlier  # earlier citations are never among the hits (_earlier_hits)
     by_id = {h.paper_id: h for h in retrieved}
-    accepted = judgement.listed if form == GROUP else judgement.top(len(by_id))
-    ranked = [by_id[pid] for pid in accepted] if judgement.answerable else []
-    ranked += [h for h in labelled if h.paper_id not in set(accepted) or not judgement.answerable]
+    accepted = (judgement.listed if form == GROUP else judgement.top(len(by_id))) if judgement.answerable else []
+    ranked = [by_id[pid] for pid in accepted] + [h for h in labelled if h.paper_id not in set(accepted)]
     retrieved += [h for h in labelled if h.paper_id not in by_id]
     if form == GROUP:
         yield from _group_answer(question, ranked, start, timings, finish, result, judgement)
         return
     if form in (LIST, COUNT):
-        yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement)
+        yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement,
+                                labelled=len(labelled))
         return
     hits = ranked[: settings.explain_papers]
     hits = hits[:1] + [h for h in earlier if h not in hits][:2] + hits[1:]  # earlier citations right after the best match
@@ -168,7 +168,8 @@ def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None
             for pid in dict.fromkeys(cited_before or []) if pid not in have and pid in meta][:2]
 
 
-def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement, filters=None):
+def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement, filters=None,
+                 labelled: int = 0):
     """Every accepted paper (or, with `filters`, every paper the metadata filters match), one cited
     line each, streamed item by item."""
     settings = pipeline.settings
@@ -180,7 +181,7 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
     sources = [replace(by_n[n], evidence=(sentence,)) for n, _, sentence in items]
     yield Event("retrieved", result=result, sources=sources)
     text = lead(question, len(items), len(ranked) if len(ranked) > len(shown) else None, filters,
-                labelled=(result.topic.span, len(_labelled(pipeline, result))) if result.topic and filters is None else None)
+                labelled=(result.topic.span, labelled) if result.topic and labelled else None)
     timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("token", delta=text)
     for _, line, _ in items:

@@ -200,22 +200,27 @@ class TopicIndex:
             for phrase in topic_parts(meta):
                 self.labelled.setdefault(phrase, set()).add(pid)
         # a label made of request words only ("papers", "other") or one short word names nothing
-        self.labelled = {p: ids for p, ids in self.labelled.items()
-                         if not all(w in FRAME_WORDS for w in p) and (len(p) > 1 or len(p[0]) >= 4)}
+        self.labelled = {p: ids for p, ids in self.labelled.items() if self._names_something(p)}
         self.longest = max(map(len, self.labelled), default=0)
         self._papers = papers
         self._titles: dict[str, tuple[str, ...]] | None = None  # built on first use: few questions need it
         self._title_words: dict[str, set[str]] = {}
-        # every run of words inside a label: a cued phrase may name part of one ("vision area" -> Computer Vision)
-        self.inner = {p[i:j] for p in self.labelled for i in range(len(p)) for j in range(i + 1, len(p) + 1)
-                      if not all(w in FRAME_WORDS for w in p[i:j]) and (j - i > 1 or len(p[i]) >= 4)}
+        # every run of words inside a label -> the papers under it: a cued phrase may name part of a label
+        # ("vision area" -> Computer Vision), and a topic filter matches any run
+        self.within: dict[tuple[str, ...], set[str]] = {}
+        for p, ids in self.labelled.items():
+            for i in range(len(p)):
+                for j in range(i + 1, len(p) + 1):
+                    self.within.setdefault(p[i:j], set()).update(ids)
 
     def papers_of(self, phrase: str) -> set[str]:
         """Papers whose topic contains the phrase or that carry it as a keyword ("vision" finds
         "Computer Vision"; "learning theory" finds "Theory · Learning Theory")."""
-        want = _words(phrase)
-        n = len(want)
-        return {pid for p, ids in self.labelled.items() if any(p[i:i + n] == want for i in range(len(p) - n + 1)) for pid in ids}
+        return set(self.within.get(_words(phrase), ()))
+
+    @staticmethod
+    def _names_something(phrase: tuple[str, ...]) -> bool:
+        return not all(w in FRAME_WORDS for w in phrase) and (len(phrase) > 1 or len(phrase[0]) >= 4)
 
     def titled(self, phrase: tuple[str, ...]) -> set[str]:
         """Papers whose title holds the phrase word for word (plurals folded)."""
@@ -240,12 +245,12 @@ class TopicIndex:
                 for i in range(len(words) - n + 1):
                     phrase = words[i:i + n]
                     start, end = raw[i].start(), raw[i + n - 1].end()
-                    if phrase not in (self.inner if inner else self.labelled):
+                    if phrase not in (self.within if inner else self.labelled) or not self._names_something(phrase):
                         continue
                     cued = _cued(question, start, end)
                     if inner and not cued:
                         continue
                     span = question[start:end]  # as written: "transfer learning, meta learning"
-                    return TopicMatch(span, phrase, frozenset(self.papers_of(" ".join(phrase))), cued,
+                    return TopicMatch(span, phrase, frozenset(self.within[phrase]), cued,
                                       frozenset() if cued else frozenset(self.titled(phrase)))
         return None

@@ -466,10 +466,16 @@ def _topic_of_translation(searcher, question, query, filters, spans, notes):
         return filters, None
     if topic.cued or ZH_CUE.search(question):
         return searcher.check_filters(_parsed(filters, notes, "topic", topic.span)), None
-    if names_a_topic(query, spans + [topic.span]):
-        return filters, None
+    return filters, _whole_subject(topic, query, spans, notes)
+
+
+def _whole_subject(topic: TopicMatch | None, text: str, spans: list[str], notes: list[str]) -> TopicMatch | None:
+    """The label, if it is all the question asks about ("Which papers study robustness?"), noted;
+    None when it is only part of it ("robustness of deep learning models")."""
+    if topic is None or names_a_topic(text, spans + [topic.span]):
+        return None
     notes.append(f"topic label from question: {topic.span} ({len(topic.papers)} papers carry it)")
-    return filters, topic
+    return topic
 
 
 def require_question(question: str | None, limit: int | None = None) -> str:
@@ -498,10 +504,7 @@ def search(
     filters = searcher.check_filters(filters)
     spans = [author.span if author else "", *(str(v) for v in filters.active().values())]
     topical = names_a_topic(question, spans)
-    if topic and names_a_topic(question, spans + [topic.span]):
-        topic = None  # the label is only part of what is asked ("robustness of deep learning models")
-    elif topic:
-        notes.append(f"topic label from question: {topic.span} ({len(topic.papers)} papers carry it)")
+    topic = _whole_subject(topic, question, spans, notes)
     query, rewritten = question, False
     if history:
         fallback = both_turns(history, question)
