@@ -32,6 +32,9 @@ _LIST = re.compile(
     r"(?:papers|works|studies|articles|publications|approaches|methods|orals|spotlights|posters)\b"
     r"|\b(?:is|are) there (?:any )?(?:\w+\s+)?(?:work|works|research|papers|studies|literature)\b"
     r"|\b(?:papers|works|studies|research) (?:on|about|that|which|in|studying|proposing|addressing)\b"
+    # a search-style phrase that opens with a body of work ("work on X", "methods for X", "theoretical work showing X")
+    r"|^\s*(?:[\w-]+\s+){0,2}?(?:papers|works?|studies|research|literature|methods|approaches|techniques)\s+"
+    r"(?:on|about|for|of|in|into|that|which|where|to|\w+ing)\b"
     r"|\bwhat (?:does|do) (?:the|this|your) (?:collection|index|library|corpus) (?:have|contain|hold|say)\b"
     r"|\bwho (?:works|worked|has worked|is working) on\b"
     r"|有没有|有哪些|哪些|哪几篇|相关(?:的)?(?:论文|研究|工作)",

@@ -15,6 +15,11 @@ from ragqa.intent import COUNT, EXPLAIN, LIST, classify
     ("What papers study in-context learning theory?", LIST),
     ("Any works on test-time adaptation?", LIST),
     ("papers on federated learning", LIST),
+    ("papers analyzing what happens inside pretrained vision transformers", LIST),
+    ("methods for editing facts in language models", LIST),
+    ("theoretical work showing that fitting noisy labels need not hurt", LIST),
+    ("work on the calibration of neural classifiers' confidence", LIST),
+    ("recent approaches to continual learning", LIST),
     ("有没有研究扩散模型采样质量下降原因的论文？", LIST),
     ("哪些论文研究了图神经网络？", LIST),
     ("How many ICLR 2024 papers study robustness?", COUNT),
@@ -26,6 +31,8 @@ from ragqa.intent import COUNT, EXPLAIN, LIST, classify
     ("How much faster is the proposed sampler?", EXPLAIN),
     ("What did they find about registers in vision transformers?", EXPLAIN),
     ("这篇论文提出的方法是怎么工作的？", EXPLAIN),
+    ("training-free guidance of flow matching models on rotation groups", EXPLAIN),
+    ("How do these methods work?", EXPLAIN),
 ])
 def test_form_of_question(question, form):
     assert classify(question) == form
