@@ -14,12 +14,13 @@ from .metrics import percentile
 def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, progress: bool = True) -> dict:
     from tqdm import tqdm
 
-    from ragqa.ask import ask
+    from ragqa.conversation import Conversation
 
     pipeline.warm_up(fast=fast)  # as `serve` and `chat` do: no row pays for loading or the prefix prefill
     rows = []
     for q in tqdm(questions, desc="answer eval", file=sys.stderr, disable=not progress):
-        answer = ask(pipeline, q.question, filters=Filters(**q.filters), history=list(q.history) or None, fast=fast)
+        # a follow-up row carries its earlier questions only: the papers they cited are recovered by asking them
+        answer = pipeline.ask(q.question, Filters(**q.filters), Conversation.of(q.history) if q.history else None, fast=fast)
         retrieved = {h.paper_id for h in answer.retrieved}
         cited = [c.paper_id for c in answer.citations]
         resolved = all(c in retrieved for c in cited) and not answer.invalid_markers  # every marker resolved

@@ -8,7 +8,6 @@ import re
 import time
 from pathlib import Path
 
-from ragqa.ask import ask
 from ragqa.errors import QueryError
 
 from .metrics import ir_metrics, percentile
@@ -46,7 +45,7 @@ def run_metadata(pipeline, rows: list[dict]) -> dict:
     qrels, run = {}, {}
     for row in rows:
         start = time.perf_counter()
-        answer = ask(pipeline, row["question"])
+        answer = pipeline.ask(row["question"])
         seconds.append(time.perf_counter() - start)
         cited = {c.paper_id for c in answer.citations}
         gold = set(row["gold"])

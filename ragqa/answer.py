@@ -12,9 +12,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
-from .config import Settings
-from .prompts import example_turns, render
 from .clean import CJK, CONTENT_WORD
+from .config import Settings
+from .guards import CITE_NAMED, CITE_SUPPORTED, NAME_SUBJECT, PROFILES, ModelProfile, name_subject
+from .prompts import example_turns, render
 from .retrieve import Hit, SearchResult
 
 REFUSAL = "The indexed papers do not answer this question."
@@ -73,6 +74,7 @@ class Answer:
     judgement: dict = field(default_factory=dict)  # answerability: per-paper P, decision, listed papers
     table: list[dict] = field(default_factory=list)  # group answers: {"group", "count", "papers": [paper ids]} per row
     counted: list[str] = field(default_factory=list)  # list and count answers: every paper counted (the text shows list_max)
+    guards: list[str] = field(default_factory=list)  # the model profile's repairs that changed this answer (guards.py)
 
     def as_json(self, id_: str | None = None) -> dict:
         out = {"id": id_} if id_ is not None else {}
@@ -83,6 +85,7 @@ class Answer:
             "invalid_markers": self.invalid_markers, "dropped_sentences": self.dropped_sentences,
             "query": self.query, "notes": self.notes, "timings": self.timings, "model": self.model,
             "form": self.form, "judgement": self.judgement, "table": self.table, "counted": self.counted,
+            "guards": self.guards,
         })
         return out
 
@@ -295,16 +298,24 @@ def cite_named(sentence: str, sources: list[Source]) -> str:
     return re.sub(r"\s*([.!?。！？]?)\s*$", lambda m: f" {marks}{m.group(1)}", sentence, count=1)
 
 
-def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int], list[str], list[str]]:
+def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | None = None,
+                      fired: list[str] | None = None) -> tuple[str, list[int], list[str], list[str]]:
     """-> (answer with only valid markers, cited numbers in order, invalid markers, dropped sentences).
-    A sentence keeps its place only if it cites a numbered source (or names one, see cite_named), or,
-    uncited, if its content is found in the evidence of a source the answer cites elsewhere (then
-    that marker is added)."""
-    valid = {s.n for s in sources}
+    A sentence keeps its place only if it cites a numbered source, or (guards of the model profile,
+    recorded in `fired`) names one (cite_named), or is found in the evidence of a source the answer
+    cites elsewhere (then that marker is added). A subjectless sentence gets its paper's name."""
+    profile = profile or PROFILES["small"]
+    fired = fired if fired is not None else []
+    by_n = {s.n: s for s in sources}
+    valid = set(by_n)
     kept, cited, invalid, dropped = [], [], [], []
     pending: list[tuple[int, str]] = []  # (position in kept, uncited sentence)
     for sentence in split_answer_sentences(text):
-        sentence = cite_named(sentence, sources)
+        if profile.on(CITE_NAMED):
+            named = cite_named(sentence, sources)
+            if named != sentence:
+                fired.append(CITE_NAMED)
+            sentence = named
         numbers_here: list[int] = []
 
         def fix(match: re.Match) -> str:
@@ -325,6 +336,11 @@ def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int],
             dropped.append(cleaned)  # cites a source that does not contain what it claims
             continue
         if numbers_here:
+            if profile.on(NAME_SUBJECT):
+                subject = name_subject(cleaned, lambda n: _own_name(by_n[n].hit.meta) if n in by_n else None)
+                if subject:
+                    fired.append(NAME_SUBJECT)
+                    cleaned = subject
             kept.append(re.sub(r"(\])(?=\w)", r"\1 ", cleaned))
             for n in numbers_here:
                 if n not in cited:
@@ -333,10 +349,11 @@ def resolve_citations(text: str, sources: list[Source]) -> tuple[str, list[int],
             pending.append((len(kept), cleaned))
             kept.append("")
     for position, sentence in pending:
-        n = supporting_source(sentence, sources, set(cited))
+        n = supporting_source(sentence, sources, set(cited)) if profile.on(CITE_SUPPORTED) else None
         if n is None:
             dropped.append(sentence)
         else:
+            fired.append(CITE_SUPPORTED)
             kept[position] = re.sub(r"([.!?。！？]?)$", lambda m: f" [{n}]{m.group(1)}", sentence, count=1)
     return " ".join(k for k in kept if k), cited, invalid, dropped
 

@@ -1,7 +1,8 @@
 """One question -> streamed events: retrieval (with evidence) first, then tokens, then the Answer.
 
-Shared by the CLI, the chat UI and the answer evals. Condensing a follow-up and translating a
-Chinese question happen here with the same LLM; retrieval and citation checking live elsewhere.
+Composes the stages for Pipeline.stream / Pipeline.ask (which the CLI, the chat UI and the evals call).
+Condensing a follow-up and translating a Chinese question happen here with the same LLM; retrieval,
+citation checking and the model profile's guards live elsewhere.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from .answer import (
 from .answerability import assess
 from .clean import CJK
 from .compose import author_text, group_rows, group_text, lead, list_items
+from .guards import NAME_BARE_MARKERS, REFUSAL_TO_QUOTES
 from .intent import COUNT, GROUP, LIST, classify, group_key
 from .retrieve import Filters, Hit, SearchResult, require_question, search
 from .rewrite import condense_question
@@ -136,18 +138,27 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         yield Event("token", delta=chunk.delta or "")
     text = text.strip()
     refused = is_refusal(text)
+    profile, fired = pipeline.profile, []
+    if refused and not profile.on(REFUSAL_TO_QUOTES):  # a capable model's refusal is trusted
+        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", "model refused", retrieved=result.hits,
+                            form=form, judgement=judgement.as_json()))
+        return
     # the answerability model has accepted the question: a refusal, like an answer with no supported
     # claim, becomes the quoted, cited evidence (the 1.5B's refusals carry little information: issue notes)
-    answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(text, sources)
+    answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(text, sources, profile, fired)
     mode, why = "llm", ""
     if cited:
-        answer_text = name_bare_markers(answer_text, sources)
+        if profile.on(NAME_BARE_MARKERS):
+            named = name_bare_markers(answer_text, sources)
+            fired += [NAME_BARE_MARKERS] if named != answer_text else []
+            answer_text = named
     else:
         answer_text, cited = extractive_answer(sources, question)
         mode, why = "extractive", "model refused" if refused else "no supported sentence"
+        fired += [REFUSAL_TO_QUOTES] if refused else []
     yield finish(Answer(question, answer_text, False, mode, why, citations=make_citations(cited, sources),
                         retrieved=retrieved, invalid_markers=invalid, dropped_sentences=dropped,
-                        form=form, judgement=judgement.as_json()))
+                        form=form, judgement=judgement.as_json(), guards=list(dict.fromkeys(fired))))
 
 
 def _labelled(pipeline, result: SearchResult) -> list[Hit]:

@@ -1,4 +1,4 @@
-"""`ragqa ask`, `chat`, `models`, `serve` and `eval`: thin wrappers over ask.py, models.py, ui/, evals/."""
+"""`ragqa ask`, `chat`, `models`, `serve` and `eval`: thin wrappers over Pipeline.ask / stream, models.py, ui/, evals/."""
 from __future__ import annotations
 
 import json
@@ -48,12 +48,9 @@ def group_table(answer) -> str:
     return "\n".join([line(head), line(["-" * w for w in widths]), *map(line, rows)]).rstrip()
 
 
-def _stream_to_terminal(pipeline, question, filters, history=None, k=None, cited_before=None, fast=False, auto_filters=True):
-    from .ask import stream_answer
-
+def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, fast=False, auto_filters=True):
     answer, streamed = None, ""
-    for event in stream_answer(pipeline, question, filters, history=history, k=k, cited_before=cited_before, fast=fast,
-                               auto_filters=auto_filters):
+    for event in pipeline.stream(question, filters, conversation, k=k, fast=fast, auto_filters=auto_filters):
         if event.kind == "retrieved":
             if event.sources:
                 more = f"; … and {len(event.sources) - 10} more" if len(event.sources) > 10 else ""
@@ -68,8 +65,8 @@ def _stream_to_terminal(pipeline, question, filters, history=None, k=None, cited
 
 
 def cmd_ask(args) -> int:
-    from .ask import ask
     from .cli import _check_export, _filters, _pipeline, _read_batch, export_cited
+    from .conversation import Conversation
 
     pipeline = _pipeline(args)
     _check_export(args)
@@ -77,8 +74,8 @@ def cmd_ask(args) -> int:
         cited: list[str] = []
         for row in _read_batch(args.batch):
             try:
-                answer = ask(pipeline, row["question"], filters=_filters(args), history=row.get("history"), k=args.k,
-                             auto_filters=not args.no_question_filters)
+                answer = pipeline.ask(row["question"], _filters(args), Conversation.of(row.get("history")), k=args.k,
+                                      auto_filters=not args.no_question_filters)
                 cited += [c.paper_id for c in answer.citations]
                 print(json_line(answer.as_json(row["id"])), flush=True)
             except QueryError as exc:
@@ -88,7 +85,7 @@ def cmd_ask(args) -> int:
     if not args.question or not args.question.strip():
         raise QueryError("The question is empty. Example: ragqa ask \"Which papers make sparse autoencoders cheaper?\"")
     if args.json:
-        answer = ask(pipeline, args.question, filters=_filters(args), k=args.k, auto_filters=not args.no_question_filters)
+        answer = pipeline.ask(args.question, _filters(args), k=args.k, auto_filters=not args.no_question_filters)
         print(json_line(answer.as_json()))
     else:
         answer = _stream_to_terminal(pipeline, args.question, _filters(args), k=args.k, auto_filters=not args.no_question_filters)
@@ -98,10 +95,10 @@ def cmd_ask(args) -> int:
 
 def cmd_chat(args) -> int:
     from .cli import _filters, _pipeline
+    from .conversation import Conversation
 
     pipeline = _pipeline(args)
-    history: list[str] = []
-    cited: list[str] = []
+    conversation = Conversation(cited=[])
     print("ragqa chat — ask about the indexed papers. Commands: /new (forget the conversation), /quit.")
     _err("loading models ...")
     pipeline.warm_up()
@@ -113,20 +110,17 @@ def cmd_chat(args) -> int:
         if question in ("/quit", "/exit"):
             return 0
         if question == "/new":
-            history, cited = [], []
+            conversation.reset()
             print("(new conversation)")
             continue
         if not question:
             continue
         try:
             print("ragqa> ", end="", flush=True)
-            answer = _stream_to_terminal(pipeline, question, _filters(args), history=history, k=args.k, cited_before=cited,
-                                         auto_filters=not args.no_question_filters)
+            _stream_to_terminal(pipeline, question, _filters(args), conversation, k=args.k,
+                                auto_filters=not args.no_question_filters)
         except RagqaError as exc:
             _err(f"error: {exc}")
-            continue
-        history.append(question)
-        cited = [c.paper_id for c in answer.citations] or cited
 
 
 def cmd_models(args) -> int:

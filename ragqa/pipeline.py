@@ -16,6 +16,8 @@ from .index import IngestReport, PaperIndex
 from .models import embed_name
 
 if TYPE_CHECKING:
+    from .answer import Answer
+    from .conversation import Conversation
     from .retrieve import Filters, SearchResult, Searcher
 
 
@@ -45,6 +47,13 @@ class Pipeline:
 
     def index(self, create: bool = False) -> PaperIndex:
         return PaperIndex(self.settings, self.embed_name, create=create)
+
+    @cached_property
+    def profile(self):
+        """The model profile: which guards repair this LLM's drafts (guards.py)."""
+        from .guards import profile_for
+
+        return profile_for(self.settings)
 
     @cached_property
     def searcher(self) -> "Searcher":
@@ -135,9 +144,43 @@ class Pipeline:
 
     def search(self, question: str, filters: "Filters | None" = None, k: int | None = None,
                history: list[str] | None = None, translate: bool | None = None) -> "SearchResult":
+        """Retrieval alone; a follow-up is rewritten exactly as `ask` rewrites it, so retrieval evals
+        measure what answers use."""
+        from .errors import ModelError
         from .retrieve import require_question, search
+        from .rewrite import both_turns, condense_question
 
         question = require_question(question, self.settings.max_question_chars)
         use_translation = self.settings.translate_queries if translate is None else translate
-        return search(self.searcher, question, filters, k, history=history,
+
+        def rewrite(q: str, h: list[str]) -> str:
+            try:
+                llm = self.rewrite_llm()
+            except ModelError:  # no model to rewrite with: search both turns, as `ask` does when a rewrite fails
+                return both_turns(h, q)
+            return condense_question(llm, h, q, self.settings)
+
+        return search(self.searcher, question, filters, k, history=history, rewrite=rewrite if history else None,
                       translate=self.translate if use_translation else None)
+
+    # -- answering ----------------------------------------------------------------------------
+    def stream(self, question: str, filters: "Filters | None" = None, conversation: "Conversation | None" = None,
+               k: int | None = None, fast: bool = False, auto_filters: bool = True):
+        """Events of one answer ("retrieved", "token"..., "done"); the conversation, when given, is read for
+        follow-ups and records the turn when the answer is done (ask.stream_answer composes the stages)."""
+        from .ask import stream_answer
+
+        conv = conversation
+        events = stream_answer(self, question, filters, history=conv.history if conv else None, k=k,
+                               cited_before=conv.cited if conv else None, fast=fast, auto_filters=auto_filters)
+        for event in events:
+            if event.kind == "done" and conv is not None:
+                conv.record(question, event.answer)
+            yield event
+
+    def ask(self, question: str, filters: "Filters | None" = None, conversation: "Conversation | None" = None,
+            k: int | None = None, fast: bool = False, auto_filters: bool = True) -> "Answer":
+        for event in self.stream(question, filters, conversation, k=k, fast=fast, auto_filters=auto_filters):
+            if event.kind == "done":
+                return event.answer
+        raise RuntimeError("the answer stream ended without an answer")

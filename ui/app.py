@@ -18,6 +18,7 @@ from pathlib import Path
 
 import gradio as gr
 
+from ragqa.conversation import Conversation
 from ragqa.errors import QueryError, RagqaError
 from ragqa.retrieve import Filters
 from ui.charts import chart_component, group_chart
@@ -95,15 +96,13 @@ def stored_in_order(pipeline, paper_ids: list[str]) -> list:
 
 
 def new_conversation() -> dict:
-    # history: earlier questions; cited: the papers follow-ups refer to; last / all: downloads;
-    # parsed: the last question, when filters were read from it (what "Undo" asks again), and what cited was before it
-    return {"history": [], "cited": [], "last": [], "all": [], "parsed": None, "cited_before": []}
+    # chat: the Conversation (earlier questions, the papers follow-ups refer to); last / all: downloads;
+    # parsed: the last question, when filters were read from it (what "Undo" asks again)
+    return {"chat": Conversation(cited=[]), "last": [], "all": [], "parsed": None}
 
 
 def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
     """The whole UI around an existing Pipeline (models shared by every session)."""
-    from ragqa.ask import stream_answer
-
     state = state or AppState()
     if state.message == "Starting…":
         state.set("Ready.", ready=True)
@@ -139,7 +138,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
         if not question:
             yield chat, conv, gr.update(), "", gr.update(), gr.update(visible=False)
             return
-        conv = {**conv, "history": conv["history"][:-1], "cited": conv.get("cited_before") or []}
+        conv = {**conv, "chat": conv["chat"].without_last()}
         yield from respond(question, chat, conv, venue, year, topic, library, k, fast, request, auto_filters=False)
 
     def _respond(question, chat, conv, venue, year, topic, library, k, fast, auto_filters=True):
@@ -176,8 +175,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                 chat[-1]["content"] = "_Loading the language model (first question only)…_"
                 yield shown()
             streamed, sources, result = "", [], None
-            for event in stream_answer(pipeline, question, _filters(venue, year, topic, library), history=conv["history"],
-                                       k=int(k), cited_before=conv["cited"], fast=bool(fast), auto_filters=auto_filters):
+            for event in pipeline.stream(question, _filters(venue, year, topic, library), conv["chat"], k=int(k),
+                                         fast=bool(fast), auto_filters=auto_filters):
                 if event.kind == "retrieved":
                     result, sources = event.result, event.sources or []
                     chat[-1]["content"] = "_Writing the answer…_" if sources else "_Checking…_"
@@ -190,9 +189,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                     answer = event.answer
                     chat[-1]["content"] = answer_markdown(answer)
                     cited = [c.paper_id for c in answer.citations]
-                    conv["history"] = [*conv["history"], question][-6:]
-                    conv["parsed"] = question if parsed_filters(answer.notes) else None
-                    conv["cited_before"], conv["cited"] = conv["cited"], cited or conv["cited"]
+                    conv["parsed"] = question if parsed_filters(answer.notes) else None  # the turn is recorded in conv["chat"]
                     undo_shown = gr.update(visible=bool(conv["parsed"]))
                     conv["last"], conv["all"] = cited, list(dict.fromkeys(conv["all"] + cited))
                     t = answer.timings

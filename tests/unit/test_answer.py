@@ -351,3 +351,40 @@ def test_markers_written_as_sentences_of_their_own_join_the_claim():
     assert resolve_citations("它提出了一种离散表示方法。[1]。[1]。", _sources())[0] == "它提出了一种离散表示方法 [1]。"
     assert resolve_citations("Evidence sentence 0 of paper 1 holds. [1]", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
     assert resolve_citations("Evidence sentence 0 of paper 1 holds [1].", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
+
+
+def test_a_conversation_carries_follow_ups_through_pipeline_ask(indexed):
+    from ragqa.conversation import Conversation
+
+    conv = Conversation(cited=[])
+    pipeline = _pipeline(indexed, [cite("DiffAug", "DiffAug augments images with one diffusion step"),
+                                   "Which architectures was DiffAug evaluated with?", cite("DiffAug", "DiffAug was evaluated with ViTs")])
+    first = pipeline.ask("Which paper introduces DiffAug?", conversation=conv)
+    assert conv.history == ["Which paper introduces DiffAug?"] and conv.cited == [c.paper_id for c in first.citations] != []
+    answer = pipeline.ask("What architectures did they evaluate it with?", conversation=conv)
+    assert answer.query == "Which architectures was DiffAug evaluated with?"  # rewritten from the recorded history
+    assert conv.history[-1] == "What architectures did they evaluate it with?" and conv.cited_before == [c.paper_id for c in first.citations]
+    again = conv.without_last()
+    assert again.history == ["Which paper introduces DiffAug?"] and again.cited == conv.cited_before
+    conv.reset()
+    assert conv.history == [] and conv.cited == []
+
+
+def test_an_abstained_turn_keeps_what_follow_ups_refer_to():
+    from ragqa.answer import Answer, Citation
+    from ragqa.conversation import Conversation
+
+    conv = Conversation(cited=["p1"])
+    conv.record("Is there work on sign language?", Answer("Is there work on sign language?", "Not covered.", True, "abstain", ""))
+    assert conv.cited == ["p1"] and conv.history == ["Is there work on sign language?"]
+    assert Conversation.of(["a", "b"]).cited is None  # unknown: the answerer asks the earlier questions again
+    conv = Conversation(max_turns=2)
+    for q in "abc":
+        conv.record(q, Answer(q, "x", False, "llm", "", citations=[Citation(1, q, q, None, None, [], "", "")]))
+    assert conv.history == ["b", "c"] and conv.cited == ["c"]
+
+
+def test_search_rewrites_a_follow_up_as_ask_does(indexed):
+    pipeline = _pipeline(indexed, ["Which architectures was DiffAug evaluated with?"])
+    result = pipeline.search("What architectures did they evaluate it with?", history=["Which paper introduces DiffAug?"], translate=False)
+    assert result.query == "Which architectures was DiffAug evaluated with?"

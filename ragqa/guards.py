@@ -1,0 +1,63 @@
+"""Repairs of a model's draft answer, each a named guard that a model profile turns on or off.
+
+A small local model (the packaged 1.5B) writes "[1] shows ..." for a paper's name, names a paper
+without its marker, writes a sentence with no subject ("introduces low-rank adapters ... [1]."),
+or refuses a question the answerability model accepted; a strong model behind an OpenAI-compatible
+server mostly does not, and its refusal is worth trusting. Which guard fired is recorded in the
+Answer (`guards`), so evals and the UI trace show what was repaired. Citation checks that keep an
+answer honest (every sentence cites a source that contains it) are not guards: they always run.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CITE_NAMED = "cite-named"  # a sentence naming a source, without its marker, cites it
+CITE_SUPPORTED = "cite-supported"  # an uncited sentence found in a cited source's evidence gets that marker
+NAME_BARE_MARKERS = "name-bare-markers"  # "[1] shows ..." -> "DiffAug [1] shows ..."
+NAME_SUBJECT = "name-subject"  # "introduces X [1]." -> "DiffAug introduces X [1]."
+REFUSAL_TO_QUOTES = "refusal-to-quotes"  # a refusal of an accepted question -> the quoted evidence
+GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES)
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    name: str
+    guards: frozenset[str]
+
+    def on(self, guard: str) -> bool:
+        return guard in self.guards
+
+
+PROFILES = {
+    "small": ModelProfile("small", frozenset(GUARDS)),
+    # a capable model: its refusal abstains (with the nearest papers), its sentences are not re-worded
+    "strong": ModelProfile("strong", frozenset({CITE_NAMED, CITE_SUPPORTED})),
+}
+
+
+def profile_for(settings) -> ModelProfile:
+    """Settings.model_profile; "auto": "strong" behind an OpenAI-compatible server, else "small"."""
+    name = settings.model_profile
+    if name == "auto":
+        name = "strong" if settings.llm_backend == "openai" else "small"
+    return PROFILES[name]
+
+
+# a sentence that opens with a lower-case verb of what a paper does ("introduces", "proposes") has lost its subject
+_SUBJECTLESS = re.compile(
+    r"^(?:also\s+)?(?:introduces|proposes|presents|shows|studies|develops|provides|uses|demonstrates|finds|"
+    r"analy[sz]es|explores|investigates|addresses|achieves|improves|reduces|outperforms|offers|describes|evaluates|"
+    r"examines|establishes|derives|proves|focuses|aims|leverages|employs|applies|extends|enables|allows|"
+    r"is|was|has|can|introduced|proposed|presented)\b")
+
+
+def name_subject(sentence: str, name_of) -> str | None:
+    """The sentence with its cited paper named as subject, or None when it has a subject already.
+    `name_of(n)` -> the name of source n, or None."""
+    stripped = sentence.lstrip()
+    if not _SUBJECTLESS.match(stripped):
+        return None
+    numbers = [int(n) for n in re.findall(r"\[(\d+)\]", sentence)]
+    name = name_of(numbers[0]) if numbers else None
+    return f"{name} {stripped}" if name else None

@@ -1,0 +1,85 @@
+"""Each guard of a model profile on its own, and the profiles that turn them on."""
+from __future__ import annotations
+
+import pytest
+
+from ragqa.answer import Source, resolve_citations
+from ragqa.config import Settings
+from ragqa.guards import CITE_NAMED, CITE_SUPPORTED, NAME_SUBJECT, PROFILES, REFUSAL_TO_QUOTES, name_subject, profile_for
+from ragqa.retrieve import Hit
+from tests.fakes import ScriptedLLM
+
+
+def _source(n, label, evidence):
+    meta = {"label": label, "title": label, "text": " ".join(evidence), "venue": "ICLR 2024"}
+    return Source(n=n, hit=Hit(paper_id=f"p{n}", score=1.0, relevance=0.6, text=" ".join(evidence), meta=meta),
+                  evidence=tuple(evidence))
+
+
+SOURCES = [_source(1, "LowRankX", ["We introduce low-rank adapters for fine-tuning large language models."]),
+           _source(2, "DiffAug", ["DiffAug augments training images with a single diffusion step."])]
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("introduces low-rank adapters for fine-tuning large language models [1].", "LowRankX introduces low-rank adapters"),
+    ("also proposes adapters for language models [1].", "LowRankX also proposes"),
+    ("LowRankX introduces low-rank adapters [1].", None),  # has its subject
+    ("transformers are fine-tuned with low-rank adapters [1].", None),  # a noun, not a verb
+    ("introduces something.", None),  # cites nothing: no paper to name
+])
+def test_name_subject(sentence, expected):
+    out = name_subject(sentence, {1: "LowRankX"}.get)
+    assert (out is None) if expected is None else out.startswith(expected)
+
+
+def test_small_profile_names_the_subject_and_records_it():
+    fired = []
+    text, cited, _, _ = resolve_citations("introduces low-rank adapters for fine-tuning large language models [1].", SOURCES,
+                                          PROFILES["small"], fired)
+    assert text.startswith("LowRankX introduces") and cited == [1] and fired == [NAME_SUBJECT]
+
+
+def test_strong_profile_leaves_the_sentence_as_written():
+    fired = []
+    text, cited, _, _ = resolve_citations("introduces low-rank adapters for fine-tuning large language models [1].", SOURCES,
+                                          PROFILES["strong"], fired)
+    assert text.startswith("introduces") and cited == [1] and fired == []
+
+
+def test_cite_named_and_cite_supported_are_recorded():
+    fired = []
+    text, cited, _, dropped = resolve_citations(
+        "DiffAug augments training images with one diffusion step. It augments training images with a diffusion step.",
+        SOURCES, PROFILES["small"], fired)
+    assert cited == [2] and text.count("[2]") == 2 and not dropped and fired == [CITE_NAMED, CITE_SUPPORTED]
+
+
+def test_without_cite_supported_an_uncited_sentence_is_dropped():
+    from ragqa.guards import ModelProfile
+
+    profile = ModelProfile("test", frozenset({CITE_NAMED}))
+    text, cited, _, dropped = resolve_citations(
+        "DiffAug augments training images with one diffusion step. It augments training images with a diffusion step.",
+        SOURCES, profile, [])
+    assert cited == [2] and text.count("[2]") == 1 and len(dropped) == 1
+
+
+@pytest.mark.parametrize("backend, name", [("llamacpp", "small"), ("transformers", "small"), ("openai", "strong")])
+def test_auto_profile_follows_the_backend(backend, name):
+    assert profile_for(Settings(llm_backend=backend)).name == name
+    assert profile_for(Settings(llm_backend=backend, model_profile="small")).name == "small"
+
+
+def _refusing(indexed, profile):
+    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(["The indexed papers do not answer this question."])
+    indexed.settings = indexed.settings.model_copy(update={"model_profile": profile})
+    indexed.__dict__.pop("profile", None)
+    return indexed
+
+
+def test_refusal_of_an_accepted_question_small_quotes_strong_abstains(indexed):
+    question = "Which graph neural network uses distributed-order fractional calculus?"
+    small = _refusing(indexed, "small").ask(question)
+    assert not small.abstained and small.mode == "extractive" and small.guards == [REFUSAL_TO_QUOTES]
+    strong = _refusing(indexed, "strong").ask(question)
+    assert strong.abstained and strong.why == "model refused" and strong.citations == [] and strong.guards == []
