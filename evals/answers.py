@@ -36,6 +36,9 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
             "precision": (len(gold & set(cited)) / len(set(cited))) if cited and gold else None,
             "recall": (len(gold & set(cited)) / len(gold)) if gold and not answer.abstained else (0.0 if gold else None),
             "facts": facts, "fact_recall": fact_recall(answer.text, facts) if facts and not answer.abstained else (0.0 if facts else None),
+            # the same, counting only what the model wrote itself: quoted abstract text removed
+            "fact_recall_prose": fact_recall(prose(answer.text), facts) if facts and not answer.abstained else (0.0 if facts else None),
+            "guards": answer.guards,
             "timings": answer.timings, "answer": answer.text, "query": answer.query,
             "dropped": answer.dropped_sentences, "model": answer.model,
         })
@@ -65,6 +68,8 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
                                      for f in sorted({r["form"] for r in answerable})},
         "fact_recall": mean([r["fact_recall"] for r in answered]),
         "fact_recall_explain": mean([r["fact_recall"] for r in answered if r["form"] == "explain"]),
+        "fact_recall_explain_prose": mean([r["fact_recall_prose"] for r in answered if r["form"] == "explain"]),
+        "guards_fired": dict(Counter(g for r in rows for g in r["guards"])),
         "citation_precision": mean([r["precision"] for r in answered]),
         "citation_recall": mean([r["recall"] for r in answered]),
         "abstention_on_unanswerable": mean([1.0 if r["abstained"] else 0.0 for r in unanswerable]),
@@ -116,6 +121,13 @@ def key_facts(pipeline, q, n: int = 2) -> list[str]:
     embedder = pipeline.embedder
     sims = np.asarray(embedder.get_text_embedding_batch(sentences)) @ np.asarray(embedder.get_query_embedding(q.question))
     return [sentences[i] for i in np.argsort(-sims)[:n]]
+
+
+def prose(answer: str) -> str:
+    """An answer without its quotes ("..." and “...”): what the model stated in its own words."""
+    import re
+
+    return re.sub(r'"[^"]*"|“[^”]*”', " ", answer)
 
 
 def fact_recall(answer: str, facts: list[str]) -> float:

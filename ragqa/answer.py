@@ -394,6 +394,24 @@ def extractive_answer(sources: list[Source], question: str, max_papers: int = 3)
     return head + "\n" + "\n".join(f"- {line}" for line in lines), cited
 
 
+def quote_top_up(text: str, sources: list[Source], cited: list[int], question: str, minimum: int = 3,
+                 most: int = 2) -> str:
+    """A thin answer (under `minimum` sentences) gets up to `most` of its first cited paper's sentences
+    closest to the question, quoted and cited, that it does not already state (half their content words)."""
+    have = len(split_answer_sentences(text))
+    source = next((s for s in sources if cited and s.n == cited[0]), None)
+    if source is None or have >= minimum:
+        return text
+    said = _words(text)
+    new = [x for x in source.closest if len(_words(x) & said) < 0.5 * max(1, len(_words(x)))][: min(most, minimum - have)]
+    if not new:
+        return text
+    body = source.hit.meta.get("text") or ""
+    new.sort(key=lambda x: body.find(x))
+    head = "原文：" if CJK.search(question) else f"In {paper_name(source.hit.meta)}'s words:"
+    return f"{text}\n\n{head} \"{' '.join(new)}\" [{source.n}]"
+
+
 def is_refusal(text: str) -> bool:
     return bool(_REFUSAL_HINTS.search(text))
 

@@ -12,12 +12,12 @@ from typing import Iterator
 
 from .answer import (
     Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
-    make_citations, name_bare_markers, resolve_citations, select_evidence,
+    make_citations, name_bare_markers, quote_top_up, resolve_citations, select_evidence,
 )
 from .answerability import assess
 from .clean import CJK
 from .compose import author_text, group_rows, group_text, lead, list_items
-from .guards import NAME_BARE_MARKERS, REFUSAL_TO_QUOTES
+from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from .intent import COUNT, GROUP, LIST, classify, group_key
 from .retrieve import Filters, Hit, SearchResult, require_question, search
 from .rewrite import condense_question
@@ -152,6 +152,10 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
             named = name_bare_markers(answer_text, sources)
             fired += [NAME_BARE_MARKERS] if named != answer_text else []
             answer_text = named
+        if profile.on(QUOTE_TOP_UP):
+            topped = quote_top_up(answer_text, sources, cited, question)
+            fired += [QUOTE_TOP_UP] if topped != answer_text else []
+            answer_text = topped
     else:
         answer_text, cited = extractive_answer(sources, question)
         mode, why = "extractive", "model refused" if refused else "no supported sentence"

@@ -2,7 +2,7 @@
 
 A small local model (the packaged 1.5B) writes "[1] shows ..." for a paper's name, names a paper
 without its marker, writes a sentence with no subject ("introduces low-rank adapters ... [1]."),
-or refuses a question the answerability model accepted; a strong model behind an OpenAI-compatible
+stops after one sentence that restates the topic, or refuses a question the answerability model accepted; a strong model behind an OpenAI-compatible
 server mostly does not, and its refusal is worth trusting. Which guard fired is recorded in the
 Answer (`guards`), so evals and the UI trace show what was repaired. Citation checks that keep an
 answer honest (every sentence cites a source that contains it) are not guards: they always run.
@@ -17,7 +17,8 @@ CITE_SUPPORTED = "cite-supported"  # an uncited sentence found in a cited source
 NAME_BARE_MARKERS = "name-bare-markers"  # "[1] shows ..." -> "DiffAug [1] shows ..."
 NAME_SUBJECT = "name-subject"  # "introduces X [1]." -> "DiffAug introduces X [1]."
 REFUSAL_TO_QUOTES = "refusal-to-quotes"  # a refusal of an accepted question -> the quoted evidence
-GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES)
+QUOTE_TOP_UP = "quote-top-up"  # a one- or two-sentence answer gets its paper's own closest sentences, quoted
+GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP)
 
 
 @dataclass(frozen=True)

@@ -143,3 +143,11 @@ def test_fact_recall_counts_facts_stated():
     facts = ["DRAGON learns a distribution over fractional derivative orders.", "It beats GRAND on ogbn-arxiv by 2 points."]
     assert fact_recall("DRAGON learns a distribution over derivative orders [1].", facts) == 0.5
     assert fact_recall("Unrelated text about cats.", facts) == 0.0
+
+
+def test_prose_fact_recall_leaves_quotes_out():
+    from evals.answers import fact_recall, prose
+
+    facts = ["DRAGON learns a distribution over derivative orders."]
+    quoted = 'It is a GNN [1].\n\nIn DRAGON\'s words: "DRAGON learns a distribution over derivative orders." [1]'
+    assert fact_recall(quoted, facts) == 1.0 and fact_recall(prose(quoted), facts) == 0.0

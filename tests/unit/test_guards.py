@@ -83,3 +83,38 @@ def test_refusal_of_an_accepted_question_small_quotes_strong_abstains(indexed):
     assert not small.abstained and small.mode == "extractive" and small.guards == [REFUSAL_TO_QUOTES]
     strong = _refusing(indexed, "strong").ask(question)
     assert strong.abstained and strong.why == "model refused" and strong.citations == [] and strong.guards == []
+
+
+def _closest(source, sentences):
+    from dataclasses import replace
+
+    return replace(source, closest=tuple(sentences))
+
+
+def test_quote_top_up_adds_what_a_thin_answer_does_not_state():
+    from ragqa.answer import quote_top_up
+
+    s = _closest(_source(1, "GraphMix", ["We propose GraphMix, which mixes subgraphs.", "GraphMix improves accuracy by 2.1 points.",
+                                         "It helps most with few graphs."]),
+                 ["GraphMix improves accuracy by 2.1 points.", "We propose GraphMix, which mixes subgraphs.", "It helps most with few graphs."])
+    thin = "GraphMix mixes subgraphs of two graphs [1]."
+    out = quote_top_up(thin, [s], [1], "Is there augmentation for graphs?")
+    assert out.startswith(thin) and "2.1 points" in out and out.count("mixes subgraphs") == 1  # not restated
+    assert out.rstrip().endswith("[1]") and "In GraphMix's words:" in out
+    full = "A [1]. B [1]. C [1]."
+    assert quote_top_up(full, [s], [1], "q") == full  # three sentences: nothing added
+    assert quote_top_up(thin, [s], [], "q") == thin  # nothing cited: no paper to quote
+    assert "原文" in quote_top_up(thin, [s], [1], "有没有图增强方法？")
+
+
+def test_only_the_small_profile_tops_up(indexed):
+    from ragqa.guards import QUOTE_TOP_UP
+
+    question = "Which graph neural network uses distributed-order fractional calculus?"
+    for profile, expect in (("small", True), ("strong", False)):
+        indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(["DRAGON uses distributed-order fractional calculus [1]."])
+        indexed.settings = indexed.settings.model_copy(update={"model_profile": profile})
+        indexed.__dict__.pop("profile", None)
+        answer = indexed.ask(question)
+        assert (QUOTE_TOP_UP in answer.guards) == expect and not answer.abstained and answer.citations
+        assert ('"' in answer.text) == expect
