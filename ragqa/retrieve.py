@@ -177,6 +177,18 @@ class Searcher:
             self._facets[name] = values(self._meta.values())
         return self._facets[name]
 
+    def _postings(self, name: str, key) -> dict:
+        """value -> ids of the papers that have it (key(meta) -> value or None), once per collection change:
+        a venue or year filter is a lookup, not a loop over every paper."""
+        def build(metas):
+            out: dict = {}
+            for pid, m in self._meta.items():
+                value = key(m)
+                if value is not None:
+                    out.setdefault(value, set()).add(pid)
+            return out
+        return self._facet(f"postings:{name}", build)
+
     def venues(self) -> list[str]:
         return self._facet("venue", lambda ms: sorted({m["venue"] for m in ms if m.get("venue")}))
 
@@ -289,20 +301,22 @@ class Searcher:
     def matching(self, filters: Filters) -> dict[str, dict]:
         """paper_id -> record of every paper the filters admit."""
         allowed = self._allowed(filters)
-        return {pid: m for pid, m in self.paper_meta().items() if allowed is None or pid in allowed}
+        meta = self.paper_meta()
+        return dict(meta) if allowed is None else {pid: meta[pid] for pid in sorted(allowed) if pid in meta}
 
     def _allowed(self, filters: Filters) -> set[str] | None:
         if not filters.active():
             return None
-        allowed = set(self.paper_meta())
+        sets = []
         if filters.venue:
-            allowed &= {p for p, m in self._meta.items() if m.get("venue") == filters.venue}
+            sets.append(self._postings("venue", lambda m: m.get("venue") or None).get(filters.venue, set()))
         if filters.year is not None:
-            allowed &= {p for p, m in self._meta.items() if int(m.get("year") or 0) == filters.year}
+            sets.append(self._postings("year", lambda m: int(m["year"]) if m.get("year") else None).get(filters.year, set()))
         for name in ("author", "topic", "status", "library"):
             if getattr(filters, name):
-                allowed &= self._matching(name, getattr(filters, name))
-        return allowed
+                sets.append(self._matching(name, getattr(filters, name)))
+        sets.sort(key=len)
+        return set(sets[0]).intersection(*sets[1:])
 
     # -- retrieval ------------------------------------------------------------------------
     def _dense(self, query: str, filters: Filters, allowed: set[str] | None) -> list[NodeWithScore]:
