@@ -228,8 +228,8 @@ class Searcher:
         if name == "topic":  # within the topic's text, or a phrase of its parts or keywords
             return {pid for pid, m in metas if needle in fold(m.get("topic") or "")} | self.topic_index().papers_of(value)
         by_name = self._papers_by_author()
-        exact = set(by_name.get(needle, ())) | {pid for name, ids in by_name.items() if name.split()[-1] == needle for pid in ids}
-        return exact or {pid for name, ids in by_name.items() if needle in name for pid in ids}
+        exact = set(by_name.get(needle, ())) | self._papers_by_surname().get(needle, set())
+        return exact or {pid for name, ids in by_name.items() if needle in name for pid in ids}  # a part of a name: a scan
 
     def _papers_by_author(self) -> dict[str, set[str]]:
         """Folded author name -> their papers, built once per collection change (not per question)."""
@@ -241,6 +241,15 @@ class Searcher:
                     if a.strip():
                         self._by_author.setdefault(fold(a), set()).add(pid)
         return self._by_author
+
+    def _papers_by_surname(self) -> dict[str, set[str]]:
+        """Folded surname -> papers of every author with it, once per collection change."""
+        def build(_):
+            out: dict[str, set[str]] = {}
+            for name, ids in self._papers_by_author().items():
+                out.setdefault(name.split()[-1], set()).update(ids)
+            return out
+        return self._facet("surnames", build)
 
     def authors(self) -> AuthorIndex:
         self.refresh()
