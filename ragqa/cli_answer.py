@@ -20,6 +20,8 @@ def _render_answer(answer, streamed: str) -> None:
         print(f"\n[{answer.mode}] {answer.text}")
     if answer.invalid_markers:
         _err(f"(dropped citation markers that point nowhere: {' '.join(answer.invalid_markers)})")
+    if answer.guards:
+        _err(f"(repairs of the model's draft: {', '.join(answer.guards)})")
     if answer.dropped_sentences:
         _err(f"(dropped {len(answer.dropped_sentences)} sentence(s) without a valid citation)")
     if answer.table:

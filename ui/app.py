@@ -194,7 +194,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                     conv["last"], conv["all"] = cited, list(dict.fromkeys(conv["all"] + cited))
                     t = answer.timings
                     status = (f"retrieval {t['retrieve_s']} s · first token {t['first_token_s']} s · total {t['total_s']} s · {answer.model}"
-                              + (f" · {'; '.join(answer.notes)}" if answer.notes else ""))
+                              + (f" · {'; '.join(answer.notes)}" if answer.notes else "")
+                              + (f" · repairs: {', '.join(answer.guards)}" if answer.guards else ""))
                     yield shown(sources_panel(answer, sources, result.hits if result else [], status), group_chart(answer))
         except RagqaError as exc:
             chat[-1]["content"] = f"⚠️ {html.escape(str(exc))}"
