@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
+from .corpus import authors_of
 from .clean import CJK, CONTENT_WORD
 from .config import Settings
 from .guards import CITE_NAMED, CITE_SUPPORTED, NAME_SUBJECT, PROFILES, ModelProfile, name_subject
@@ -144,7 +145,7 @@ def _own_name(meta: dict) -> str | None:
     label = meta.get("label") or ""
     if meta.get("title") or (not label.endswith("…") and len(label.split()) <= 3):
         return label
-    surnames = [a.split()[-1] for a in (meta.get("authors") or "").split("; ") if a.strip()]
+    surnames = [a.split()[-1] for a in authors_of(meta)]
     complete = not meta.get("authors_truncated")
     if not surnames:
         return None
@@ -424,7 +425,7 @@ def make_citations(numbers: list[int], sources: list[Source]) -> list[Citation]:
         m = s.hit.meta
         out.append(Citation(
             n=n, paper_id=s.hit.paper_id, label=m.get("label") or "", venue=m.get("venue") or None,
-            year=m.get("year") or None, authors=[a for a in (m.get("authors") or "").split("; ") if a],
+            year=m.get("year") or None, authors=authors_of(m),
             abstract=m.get("abstract") or "", evidence=" ".join(s.evidence), title=m.get("title") or None,
         ))
     return out

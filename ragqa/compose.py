@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 
+from .corpus import authors_of
 from .answer import Source, _own_name
 from .clean import CJK
 from .untrusted import capped, is_instruction
@@ -25,7 +26,7 @@ def display_name(meta: dict, chinese: bool = False) -> str:
 
 
 def byline(meta: dict) -> str:
-    authors = [a for a in (meta.get("authors") or "").split("; ") if a]
+    authors = authors_of(meta)
     who = ", ".join(authors[:2]) + (" et al." if len(authors) > 2 or (authors and meta.get("authors_truncated")) else "")
     return "; ".join(x for x in (meta.get("venue") or "", who) if x)
 
@@ -104,7 +105,7 @@ def group_rows(sources: list[Source], key: str) -> list[tuple[str, list[Source]]
     for s in sources:
         m = s.hit.meta
         if key == "author":
-            names = [a for a in (m.get("authors") or "").split("; ") if a] or ["(authors not listed)"]
+            names = authors_of(m) or ["(authors not listed)"]
         else:
             names = [str(m.get(key) or f"({key} unknown)")]
         for name in dict.fromkeys(names):

@@ -63,6 +63,11 @@ class LoadReport:
         return self.entries - len(self.skipped) - len(self.papers)
 
 
+def authors_of(meta: dict) -> list[str]:
+    """The author list of a flat record (index.paper_metadata joins it with "; ": the one place that splits it)."""
+    return [a.strip() for a in (meta.get("authors") or "").split("; ") if a.strip()]
+
+
 def paper_id_for(abstract: str) -> str:
     """Content hash of the normalised abstract: the same abstract anywhere is the same paper."""
     norm = unicodedata.normalize("NFKC", abstract).lower()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .config import Settings
 from .catalog import DEFAULT_LIBRARY, Catalog
-from .corpus import Paper, merge_papers
+from .corpus import Paper, authors_of, merge_papers
 from .errors import IndexMissingError, QueryError
 from .store import collection_name, get_collection, open_client
 
@@ -70,7 +70,7 @@ def paper_from_metadata(meta: dict) -> Paper:
         paper_id=meta["paper_id"], abstract=meta.get("abstract", ""), text=meta.get("text", ""),
         label=meta.get("label", ""), venue=meta.get("venue") or None, year=meta.get("year") or None,
         topic=meta.get("topic") or None,
-        authors=tuple(a for a in (meta.get("authors") or "").split("; ") if a),
+        authors=tuple(authors_of(meta)),
         authors_truncated=bool(meta.get("authors_truncated")), title=meta.get("title") or None,
         source_id=meta.get("source_id") or None,
         extra=tuple(json.loads(meta["extra"]).items()) if meta.get("extra") else (),

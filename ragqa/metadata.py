@@ -13,6 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .corpus import authors_of
+
 # A surname alone becomes an author only after a cue that makes it one: a weak cue ("by Bengio")
 # only for a surname that is no word of the indexed texts ("improved by Adam", "the Long context"),
 # a strong cue ("Bengio et al.", "Bengio's papers", "Bengio 等") for any surname. Surnames are
@@ -74,7 +76,7 @@ class AuthorIndex:
         self.papers: dict[str, int] = {}
         spelling: dict[str, str] = {}
         for meta in papers.values():
-            for name in dict.fromkeys(a for a in (meta.get("authors") or "").split("; ") if a.strip()):
+            for name in dict.fromkeys(authors_of(meta)):
                 key = fold(name)
                 spelling.setdefault(key, name)
                 self.papers[spelling[key]] = self.papers.get(spelling[key], 0) + 1

@@ -18,6 +18,7 @@ from llama_index.core.vector_stores import FilterOperator, MetadataFilter, Metad
 from .clean import CJK, method_name
 from .config import Settings
 from .errors import QueryError
+from .corpus import authors_of
 from .index import PaperIndex
 from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
 from .rewrite import both_turns
@@ -66,7 +67,7 @@ class Hit:
         return {
             "paper_id": self.paper_id, "label": m.get("label"), "title": m.get("title") or None,
             "venue": m.get("venue") or None, "year": m.get("year") or None,
-            "authors": [a for a in (m.get("authors") or "").split("; ") if a],
+            "authors": authors_of(m),
             "authors_truncated": bool(m.get("authors_truncated")), "topic": m.get("topic") or None,
             "score": round(self.score, 5),
             "relevance": None if self.relevance is None else round(self.relevance, 4),
@@ -237,9 +238,8 @@ class Searcher:
         if self._by_author is None:
             self._by_author = {}
             for pid, m in self._meta.items():
-                for a in (m.get("authors") or "").split("; "):
-                    if a.strip():
-                        self._by_author.setdefault(fold(a), set()).add(pid)
+                for a in authors_of(m):
+                    self._by_author.setdefault(fold(a), set()).add(pid)
         return self._by_author
 
     def _papers_by_surname(self) -> dict[str, set[str]]:
