@@ -9,9 +9,9 @@ import re
 
 import numpy as np
 
-from .corpus import authors_of
 from .answer import Source, _own_name
 from .clean import CJK
+from .corpus import authors_of
 from .untrusted import capped, is_instruction
 
 def display_name(meta: dict, chinese: bool = False) -> str:
