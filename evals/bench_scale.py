@@ -6,6 +6,8 @@ hashing embedder (the embedding model is not what is measured), into a fresh emb
 
 Per size: ingest throughput, cold start of `ragqa search` (a new process, to its first result), its peak
 memory, hybrid search p50/p95 without and with a venue filter (in one warm process), and store size.
+`--server`: the same against a `chroma run` server started for it (its own store; catalog and lexical
+index in the work folder), as the served deployment uses it.
 """
 from __future__ import annotations
 
@@ -76,16 +78,49 @@ print(json.dumps(out))
     return json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {"error": done.stderr[-300:]}
 
 
-def measure(n: int, work: Path, reuse: bool = False) -> dict:
-    corpus, store = work / f"corpus-{n}.jsonl", work / f"store-{n}"
+def _chroma_server(folder: Path):
+    """A `chroma run` on a free loopback port -> (process, port)."""
+    import socket
+
+    from ragqa.cluster import _wait_port
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    folder.mkdir(parents=True, exist_ok=True)
+    log = open(folder / "chroma.log", "ab")
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("chroma")), "run", "--path", str(folder / "chroma"),
+                             "--host", "127.0.0.1", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
+                            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"}, start_new_session=True)
+    _wait_port(port, proc, 90)
+    return proc, port
+
+
+def measure(n: int, work: Path, reuse: bool = False, server: bool = False) -> dict:
+    corpus, store = work / f"corpus-{n}.jsonl", work / (f"server-store-{n}" if server else f"store-{n}")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "RAGQA_EMBED_MODEL": "hash", "RAGQA_VECTORSTORE_DIR": str(store),
            "RAGQA_DATA_DIR": str(work / "no-data")}
-    if reuse and store.is_dir():  # search figures only, on the store an earlier run built
+    proc = None
+    if server:
+        proc, port = _chroma_server(store)
+        env.update(RAGQA_CHROMA_HOST="127.0.0.1", RAGQA_CHROMA_PORT=str(port))
+    try:
+        result = _measure(n, corpus, store, env, reuse)
+    finally:
+        if proc is not None:
+            os.killpg(proc.pid, 15)
+            proc.wait(30)
+    return {"store": "chroma server" if server else "embedded", **result}
+
+
+def _measure(n: int, corpus: Path, store: Path, env: dict, reuse: bool) -> dict:
+    if reuse and store.is_dir() and any(store.glob("*.catalog.sqlite")):  # search figures only, on the store an earlier run built
         result = {"papers": n, "reused_store": True, "store_mb": round(_du(store) / 2**20, 1)}
         result.update(_timed_search(env))
         result.update(_warm_latencies(env))
         return result
-    write_corpus(corpus, n)
+    if not corpus.exists():
+        write_corpus(corpus, n)
     start = time.perf_counter()
     done = subprocess.run([str(Path(sys.executable).with_name("ragqa")), "ingest", "--quiet", str(corpus)], env=env,
                           capture_output=True, text=True)
@@ -104,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--work", type=Path, default=None, help="folder for corpora and stores (default: a temp folder)")
     parser.add_argument("--reuse", action="store_true", help="a store already in --work is measured as is (search only, no ingest)")
+    parser.add_argument("--server", action="store_true", help="index into and search a chroma server started for the run")
     args = parser.parse_args(argv)
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}", file=sys.stderr)
@@ -113,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         work = args.work or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         for n in args.sizes:
-            results.append(measure(n, work, args.reuse))
+            results.append(measure(n, work, args.reuse, args.server))
             print(json.dumps(results[-1]), flush=True)
     if args.out:
         args.out.write_text(json.dumps({"machine": os.uname().machine, "cpus": os.cpu_count(), "results": results}, indent=1))
