@@ -156,10 +156,17 @@ def _own_name(meta: dict) -> str | None:
     return f"{surnames[0]} et al."
 
 
-def paper_name(meta: dict) -> str:
-    """What an extractive quote calls a paper: its own name, else its label. The prompt keeps the
-    label: with author names in its sources the 1.5B answered more near-miss questions (issue notes)."""
-    return _own_name(meta) or meta.get("label") or ""
+def paper_name(meta: dict, chinese: bool = False) -> str:
+    """What an answer calls a paper in its own text: its own name (title, method, authors), else its
+    venue ("an ICLR 2025 paper"): never the opening words of its abstract. The prompt keeps the label:
+    with author names in its sources the 1.5B answered more near-miss questions (issue notes)."""
+    own = _own_name(meta)
+    if own:
+        return own
+    venue = meta.get("venue") or ""
+    if chinese:
+        return f"{venue} 的一篇论文" if venue else "一篇论文"
+    return f"{'an' if venue[:1] in 'AEIOU' else 'a'} {venue} paper" if venue else "a paper"
 
 
 def render_sources(sources: list[Source], settings: Settings) -> str:
@@ -389,7 +396,9 @@ def extractive_answer(sources: list[Source], question: str, max_papers: int = 3)
             continue
         text = s.hit.meta.get("text") or ""
         picked.sort(key=lambda x: text.find(x))
-        lines.append(f"{paper_name(s.hit.meta)}: \"{' '.join(picked)}\" [{s.n}]")
+        name = paper_name(s.hit.meta, bool(CJK.search(question)))
+        name = name if _own_name(s.hit.meta) else name[:1].upper() + name[1:]  # "An ICLR 2024 paper", "pFedMe"
+        lines.append(f"{name}: \"{' '.join(picked)}\" [{s.n}]")
         cited.append(s.n)
     head = "相关论文原文摘录：" if CJK.search(question) else "From the most relevant papers:"
     return head + "\n" + "\n".join(f"- {line}" for line in lines), cited
@@ -409,7 +418,7 @@ def quote_top_up(text: str, sources: list[Source], cited: list[int], question: s
         return text
     body = source.hit.meta.get("text") or ""
     new.sort(key=lambda x: body.find(x))
-    head = "原文：" if CJK.search(question) else f"In {paper_name(source.hit.meta)}'s words:"
+    head = "原文：" if CJK.search(question) else f"In {paper_name(source.hit.meta)}'s words:"  # "In an ICLR 2024 paper's words:"
     return f"{text}\n\n{head} \"{' '.join(new)}\" [{source.n}]"
 
 

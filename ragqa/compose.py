@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from .answer import Source, _own_name
+from .answer import Source, _own_name, paper_name
 from .clean import CJK
 from .corpus import authors_of
 from .untrusted import capped, is_instruction
@@ -19,10 +19,8 @@ def display_name(meta: dict, chinese: bool = False) -> str:
     own = meta.get("title") or _own_name(meta)
     if own:
         return capped(own)
-    venue = meta.get("venue") or ""
-    if chinese:
-        return f"{venue} 的一篇论文" if venue else "一篇论文"
-    return f"{'An' if venue[:1] in 'AEIOU' else 'A'} {venue} paper" if venue else "A paper"
+    name = paper_name(meta, chinese)  # "an ICLR 2025 paper" -> "An ICLR 2025 paper"
+    return name[:1].upper() + name[1:]
 
 
 def byline(meta: dict) -> str:

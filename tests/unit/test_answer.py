@@ -86,7 +86,8 @@ def _pipeline(indexed, replies):
     ({"label": "Understanding the mechanisms of information…", "authors": "Samyadeep Basu; Martin Grayson"}, "Basu and Grayson"),
     ({"label": "Understanding the mechanisms of information…", "authors": "Samyadeep Basu; Martin Grayson; Cecily Morrison"}, "Basu et al."),
     ({"label": "Understanding the mechanisms of information…", "authors": "Samyadeep Basu", "authors_truncated": True}, "Basu et al."),
-    ({"label": "Embedders play a central role in machine learning", "authors": ""}, "Embedders play a central role in machine learning"),
+    ({"label": "Embedders play a central role in machine learning", "authors": ""}, "a paper"),  # never its opening words
+    ({"label": "Embedders play a central role in machine learning", "authors": "", "venue": "ICLR 2024"}, "an ICLR 2024 paper"),
 ])
 def test_a_paper_is_named_by_title_method_or_authors(meta, name):
     assert paper_name(meta) == name

@@ -118,3 +118,19 @@ def test_only_the_small_profile_tops_up(indexed):
         answer = indexed.ask(question)
         assert (QUOTE_TOP_UP in answer.guards) == expect and not answer.abstained and answer.citations
         assert ('"' in answer.text) == expect
+
+
+def test_untitled_papers_are_never_named_by_their_opening_words():
+    from dataclasses import replace
+
+    from ragqa.answer import extractive_answer, quote_top_up
+
+    s = _closest(_source(1, "x", ["Embedders play a central role in machine learning.", "We compare embedders without labels."]),
+                 ["We compare embedders without labels.", "Embedders play a central role in machine learning."])
+    meta = {"label": "Embedders play a central role in machine learning", "venue": "NeurIPS 2024", "text": " ".join(s.evidence)}
+    s = replace(s, hit=replace(s.hit, meta=meta))
+    quoted, _ = extractive_answer([s], "How can one compare embedders?")
+    topped = quote_top_up("It compares embedders [1].", [s], [1], "How can one compare embedders?")
+    for text in (quoted, topped):
+        assert "Embedders play a central role in machine learning:" not in text and "central role in machine learning's" not in text
+    assert "- A NeurIPS 2024 paper:" in quoted and "In a NeurIPS 2024 paper's words:" in topped
