@@ -28,7 +28,9 @@ _COUNT = re.compile(
     re.I)
 # plural asks for papers, or existence of work on a topic (not "is there a paper that ...", which wants one)
 _LIST = re.compile(
-    r"\b(?:which|what|any|list(?: the| all)?|show(?: me)?(?: the| all)?|find(?: me)?(?: the| all)?)\s+(?:\w+\s+){0,3}?"
+    # ("which paper studies X" asks for one paper: "studies" is its verb there)
+    r"\b(?:which|what|any|list(?: the| all)?|show(?: me)?(?: the| all)?|find(?: me)?(?: the| all)?)\s+"
+    r"(?!(?:\w+\s+){0,3}?(?:paper|work|one|article)\s)(?:\w+\s+){0,3}?"
     r"(?:papers|works|studies|articles|publications|approaches|methods|orals|spotlights|posters)\b"
     r"|\b(?:is|are) there (?:any )?(?:\w+\s+)?(?:work|works|research|papers|studies|literature)\b"
     r"|\b(?:papers|works|studies|research) (?:on|about|that|which|in|studying|proposing|addressing)\b"

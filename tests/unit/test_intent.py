@@ -33,6 +33,9 @@ from ragqa.intent import COUNT, EXPLAIN, LIST, classify
     ("这篇论文提出的方法是怎么工作的？", EXPLAIN),
     ("training-free guidance of flow matching models on rotation groups", EXPLAIN),
     ("How do these methods work?", EXPLAIN),
+    ("Which paper studies earthquake prediction with neural networks?", EXPLAIN),
+    ("Which ICML 2024 paper studies robustness?", EXPLAIN),
+    ("Which studies examine label noise?", LIST),
 ])
 def test_form_of_question(question, form):
     assert classify(question) == form
