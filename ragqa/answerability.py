@@ -155,14 +155,15 @@ def _read(path: str) -> Calibration:
         raise RagqaError(f"Calibration file {path} is not valid ({exc}). Run 'ragqa eval calibrate' again.") from None
 
 
-def load_calibration(settings, embed_name: str) -> Calibration:
-    """The calibration file Settings point at; else the committed one for this embedding model."""
+def load_calibration(settings, embed_name: str, profile: str | None = None) -> Calibration:
+    """The calibration file Settings point at; else the one for this embedding model and model profile
+    (`<embedder>-<profile>.json`, e.g. a strong model's own run), else the embedding model's."""
     if settings.calibration_file:
         return _read(str(settings.calibration_file))
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", embed_name)
-    path = settings.calibration_dir / f"{slug}.json"
-    if not path.exists():
-        path = settings.calibration_dir / "default.json"
+    names = ([f"{slug}-{profile}.json"] if profile else []) + [f"{slug}.json", "default.json"]
+    path = next((settings.calibration_dir / n for n in names if (settings.calibration_dir / n).exists()),
+                settings.calibration_dir / names[-1])
     return _read(str(path))
 
 

@@ -68,7 +68,7 @@ class Pipeline:
         """The answerability model's weights and operating points (answerability.py)."""
         from .answerability import load_calibration
 
-        return load_calibration(self.settings, self.embed_name)
+        return load_calibration(self.settings, self.embed_name, self.profile.name)
 
     def llm(self, fast: bool = False):
         """The answering LLM (fast=True: the small one). Loaded once, shared by all callers."""

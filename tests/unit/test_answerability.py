@@ -100,3 +100,14 @@ def test_a_named_paper_takes_the_best_cosine_and_the_named_flag():
 
 def test_terms_drop_question_form_words():
     assert terms("Which papers propose new ways to evaluate interpretability methods?") == ["evaluate", "interpretability"]
+
+
+def test_a_model_profile_can_have_its_own_calibration(settings, tmp_path):
+    import json
+
+    base = load_calibration(settings.model_copy(update={"calibration_file": None}), "all-MiniLM-L6-v2")
+    (tmp_path / "all-MiniLM-L6-v2.json").write_text(json.dumps(base.to_json()))
+    (tmp_path / "all-MiniLM-L6-v2-strong.json").write_text(json.dumps({**base.to_json(), "answer_threshold": 0.5}))
+    mine = settings.model_copy(update={"calibration_file": None, "calibration_dir": tmp_path})
+    assert load_calibration(mine, "all-MiniLM-L6-v2", "strong").answer_threshold == 0.5
+    assert load_calibration(mine, "all-MiniLM-L6-v2", "small").answer_threshold == base.answer_threshold  # no file: shared
