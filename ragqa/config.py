@@ -58,7 +58,7 @@ class Settings(BaseSettings):
     n_threads: int = 2
     n_ctx: int = 4096
     model_profile: Literal["auto", "small", "strong"] = Field(
-        "auto", description="which repairs of the model's drafts run (guards.py); auto: strong for the openai backend, else small")
+        "auto", description="which repairs of the model's drafts run (guards.py); auto = small; strong for a capable model behind the openai backend")
     explain_papers: int = Field(2, ge=1, le=6, description="papers an explain answer is written from")
     list_max: int = Field(15, ge=1, le=100, description="items a list answer shows")
     aggregate_k: int = Field(100, ge=1, le=500, description="papers the answerability model scores for a count or group-by question")

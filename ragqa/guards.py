@@ -38,11 +38,10 @@ PROFILES = {
 
 
 def profile_for(settings) -> ModelProfile:
-    """Settings.model_profile; "auto": "strong" behind an OpenAI-compatible server, else "small"."""
-    name = settings.model_profile
-    if name == "auto":
-        name = "strong" if settings.llm_backend == "openai" else "small"
-    return PROFILES[name]
+    """Settings.model_profile; "auto" is "small": the backend does not say which model serves it (the
+    served deployment runs the packaged 1.5B behind an OpenAI-compatible server). Choose "strong" for a
+    capable model."""
+    return PROFILES["small" if settings.model_profile == "auto" else settings.model_profile]
 
 
 # a sentence that opens with a lower-case verb of what a paper does ("introduces", "proposes") has lost its subject
