@@ -2,8 +2,8 @@
 
 A small local model (the packaged 1.5B) writes "[1] shows ..." for a paper's name, names a paper
 without its marker, writes a sentence with no subject ("introduces low-rank adapters ... [1]."),
-stops after one sentence that restates the topic, or refuses a question the answerability model accepted; a strong model behind an OpenAI-compatible
-server mostly does not, and its refusal is worth trusting. Which guard fired is recorded in the
+stops after one sentence that restates the topic, or refuses a question the answerability model
+accepted; a strong model mostly does not, and its refusal is worth trusting. Which guard fired is recorded in the
 Answer (`guards`), so evals and the UI trace show what was repaired. Citation checks that keep an
 answer honest (every sentence cites a source that contains it) are not guards: they always run.
 """
