@@ -17,8 +17,8 @@ from llama_index.core.vector_stores import FilterOperator, MetadataFilter, Metad
 
 from .clean import CJK, method_name
 from .config import Settings
-from .errors import QueryError
 from .corpus import authors_of
+from .errors import QueryError
 from .index import PaperIndex
 from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
 from .rewrite import both_turns
@@ -116,11 +116,7 @@ class Searcher:
         self._names: dict[str, list[str]] = {}
         self._corpus_text: tuple[str, str, str] | None = None
         self._tokens: set[str] | None = None
-        self._term_stats = None
-        self._authors: AuthorIndex | None = None
-        self._topics: TopicIndex | None = None
-        self._by_author: dict[str, set[str]] | None = None
-        self._facets: dict[str, object] = {}  # venues, years, ... of the collection, until it changes
+        self._facets: dict[str, object] = {}  # views of the collection (venues, author index, ...) until it changes
         self._sentences = None
         self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
 
@@ -144,7 +140,6 @@ class Searcher:
             name = method_name(meta.get("title"))  # "DRAGON: ..." names its method
             if name and " " not in name:
                 self._names.setdefault(name.lower(), []).append(pid)
-        self._term_stats = self._authors = self._topics = self._by_author = None
         self._facets = {}
         self._bm25_count = count
 
@@ -156,10 +151,7 @@ class Searcher:
         """Document frequencies over the indexed papers (answerability's lexical features)."""
         from .answerability import TermStats
 
-        self.refresh()
-        if self._term_stats is None:
-            self._term_stats = TermStats(self._meta)
-        return self._term_stats
+        return self._facet("term stats", TermStats)
 
     @property
     def sentences(self):
@@ -171,11 +163,11 @@ class Searcher:
             self._sentences = SentenceCache(self.embedder, split_sentences)
         return self._sentences
 
-    def _facet(self, name: str, values):
-        """The distinct values of one field over the collection, computed once per collection change."""
+    def _facet(self, name: str, build):
+        """A view of the collection, build(paper_id -> record), computed once per collection change."""
         self.refresh()
         if name not in self._facets:
-            self._facets[name] = values(self._meta.values())
+            self._facets[name] = build(self._meta)
         return self._facets[name]
 
     def _postings(self, name: str, key) -> dict:
@@ -183,7 +175,7 @@ class Searcher:
         a venue or year filter is a lookup, not a loop over every paper."""
         def build(metas):
             out: dict = {}
-            for pid, m in self._meta.items():
+            for pid, m in metas.items():
                 value = key(m)
                 if value is not None:
                     out.setdefault(value, set()).add(pid)
@@ -191,13 +183,13 @@ class Searcher:
         return self._facet(f"postings:{name}", build)
 
     def venues(self) -> list[str]:
-        return self._facet("venue", lambda ms: sorted({m["venue"] for m in ms if m.get("venue")}))
+        return self._facet("venue", lambda ms: sorted({m["venue"] for m in ms.values() if m.get("venue")}))
 
     def years(self) -> list[int]:
-        return self._facet("year", lambda ms: sorted({int(m["year"]) for m in ms if m.get("year")}))
+        return self._facet("year", lambda ms: sorted({int(m["year"]) for m in ms.values() if m.get("year")}))
 
     def topics(self) -> list[str]:
-        return self._facet("topic", lambda ms: sorted({m["topic"] for m in ms if m.get("topic")}))
+        return self._facet("topic", lambda ms: sorted({m["topic"] for m in ms.values() if m.get("topic")}))
 
     # -- filters ------------------------------------------------------------------------
     def check_filters(self, filters: Filters) -> Filters:
@@ -234,13 +226,13 @@ class Searcher:
 
     def _papers_by_author(self) -> dict[str, set[str]]:
         """Folded author name -> their papers, built once per collection change (not per question)."""
-        self.refresh()
-        if self._by_author is None:
-            self._by_author = {}
-            for pid, m in self._meta.items():
+        def build(metas):
+            out: dict[str, set[str]] = {}
+            for pid, m in metas.items():
                 for a in authors_of(m):
-                    self._by_author.setdefault(fold(a), set()).add(pid)
-        return self._by_author
+                    out.setdefault(fold(a), set()).add(pid)
+            return out
+        return self._facet("authors by name", build)
 
     def _papers_by_surname(self) -> dict[str, set[str]]:
         """Folded surname -> papers of every author with it, once per collection change."""
@@ -252,22 +244,16 @@ class Searcher:
         return self._facet("surnames", build)
 
     def authors(self) -> AuthorIndex:
-        self.refresh()
-        if self._authors is None:
-            self._authors = AuthorIndex(self._meta)
-        return self._authors
+        return self._facet("author index", AuthorIndex)
 
     def topic_index(self) -> TopicIndex:
-        self.refresh()
-        if self._topics is None:
-            self._topics = TopicIndex(self._meta)
-        return self._topics
+        return self._facet("topic index", TopicIndex)
 
     def libraries(self) -> list[str]:
-        return self._facet("library", lambda ms: sorted({name for m in ms for name in (m.get("libraries") or "").split("; ") if name}))
+        return self._facet("library", lambda ms: sorted({name for m in ms.values() for name in (m.get("libraries") or "").split("; ") if name}))
 
     def statuses(self) -> set[str]:
-        return self._facet("status", lambda ms: {m["status"] for m in ms if m.get("status")})
+        return self._facet("status", lambda ms: {m["status"] for m in ms.values() if m.get("status")})
 
     def filters_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str], AuthorMatch | None, TopicMatch | None]:
         """Venue, year, author, status and a topic area named as such ("in the vision area") become
