@@ -156,17 +156,20 @@ def _own_name(meta: dict) -> str | None:
     return f"{surnames[0]} et al."
 
 
-def paper_name(meta: dict, chinese: bool = False) -> str:
+def paper_name(meta: dict, chinese: bool = False, opening: bool = False) -> str:
     """What an answer calls a paper in its own text: its own name (title, method, authors), else its
-    venue ("an ICLR 2025 paper"): never the opening words of its abstract. The prompt keeps the label:
-    with author names in its sources the 1.5B answered more near-miss questions (issue notes)."""
+    venue ("an ICLR 2025 paper"; `opening`: "An ICLR 2025 paper", to start a line): never the opening
+    words of its abstract. The prompt keeps the label: with author names in its sources the 1.5B
+    answered more near-miss questions (issue notes)."""
     own = _own_name(meta)
     if own:
         return own
     venue = meta.get("venue") or ""
     if chinese:
         return f"{venue} 的一篇论文" if venue else "一篇论文"
-    return f"{'an' if venue[:1] in 'AEIOU' else 'a'} {venue} paper" if venue else "a paper"
+    article = ("An" if venue[:1] in "AEIOU" else "A") if venue else "A"
+    name = f"{article} {venue} paper" if venue else f"{article} paper"
+    return name if opening else name[0].lower() + name[1:]
 
 
 def render_sources(sources: list[Source], settings: Settings) -> str:
@@ -378,10 +381,10 @@ def name_bare_markers(text: str, sources: list[Source]) -> str:
         source = by_n.get(int(match.group(2)))
         if source is None:
             return match.group(0)
-        called = _own_name(source.hit.meta)
-        if called is None:  # untitled and authorless: called by its venue
-            venue = source.hit.meta.get("venue") or ""
-            called = f"{venue}论文" if CJK.search(text) else (f"{'an' if venue[:1] in 'AEIOU' else 'a'} {venue} paper" if venue else "a paper")
+        meta = source.hit.meta
+        called = paper_name(meta)  # untitled and authorless: called by its venue
+        if CJK.search(text) and not _own_name(meta):
+            called = f"{meta.get('venue') or ''}论文"
         return f"{match.group(1)}{called} [{match.group(2)}]"
     return _BARE.sub(name, text)
 
@@ -396,9 +399,7 @@ def extractive_answer(sources: list[Source], question: str, max_papers: int = 3)
             continue
         text = s.hit.meta.get("text") or ""
         picked.sort(key=lambda x: text.find(x))
-        name = paper_name(s.hit.meta, bool(CJK.search(question)))
-        name = name if _own_name(s.hit.meta) else name[:1].upper() + name[1:]  # "An ICLR 2024 paper", "pFedMe"
-        lines.append(f"{name}: \"{' '.join(picked)}\" [{s.n}]")
+        lines.append(f"{paper_name(s.hit.meta, bool(CJK.search(question)), opening=True)}: \"{' '.join(picked)}\" [{s.n}]")
         cited.append(s.n)
     head = "相关论文原文摘录：" if CJK.search(question) else "From the most relevant papers:"
     return head + "\n" + "\n".join(f"- {line}" for line in lines), cited

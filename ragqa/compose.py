@@ -19,8 +19,7 @@ def display_name(meta: dict, chinese: bool = False) -> str:
     own = meta.get("title") or _own_name(meta)
     if own:
         return capped(own)
-    name = paper_name(meta, chinese)  # "an ICLR 2025 paper" -> "An ICLR 2025 paper"
-    return name[:1].upper() + name[1:]
+    return paper_name(meta, chinese, opening=True)
 
 
 def byline(meta: dict) -> str:
