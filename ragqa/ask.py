@@ -225,8 +225,13 @@ def _group_answer(question, counted, start, timings, finish, result, judgement, 
                         judgement=judgement.as_json() if judgement else {}, table=table, counted=[h.paper_id for h in counted]))
 
 
-def ask(pipeline, question: str, **kwargs) -> Answer:
-    for event in stream_answer(pipeline, question, **kwargs):
+def final_answer(events: Iterator[Event]) -> Answer:
+    """The Answer an event stream ends with (the stream is drained)."""
+    for event in events:
         if event.kind == "done":
             return event.answer
-    raise RuntimeError("stream_answer ended without an answer")
+    raise RuntimeError("the answer stream ended without an answer")
+
+
+def ask(pipeline, question: str, **kwargs) -> Answer:
+    return final_answer(stream_answer(pipeline, question, **kwargs))

@@ -17,8 +17,9 @@ class Conversation:
     max_turns: int = 6
 
     @classmethod
-    def of(cls, history: list[str] | None, cited: list[str] | None = None) -> "Conversation":
-        return cls(history=list(history or []), cited=None if cited is None else list(cited))
+    def of(cls, history: list[str] | None) -> "Conversation":
+        """Earlier questions only (a batch or eval row): what they cited is not known."""
+        return cls(history=list(history or []))
 
     def record(self, question: str, answer) -> None:
         """After an answer: the question joins the history; its citations (if any) become what follow-ups mean."""

@@ -180,7 +180,6 @@ class Pipeline:
 
     def ask(self, question: str, filters: "Filters | None" = None, conversation: "Conversation | None" = None,
             k: int | None = None, fast: bool = False, auto_filters: bool = True) -> "Answer":
-        for event in self.stream(question, filters, conversation, k=k, fast=fast, auto_filters=auto_filters):
-            if event.kind == "done":
-                return event.answer
-        raise RuntimeError("the answer stream ended without an answer")
+        from .ask import final_answer
+
+        return final_answer(self.stream(question, filters, conversation, k=k, fast=fast, auto_filters=auto_filters))
