@@ -82,15 +82,14 @@ def _chroma_server(folder: Path):
     """A `chroma run` on a free loopback port -> (process, port)."""
     import socket
 
-    from ragqa.cluster import _wait_port
+    from ragqa.cluster import _wait_port, chroma_command
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     folder.mkdir(parents=True, exist_ok=True)
     log = open(folder / "chroma.log", "ab")
-    proc = subprocess.Popen([str(Path(sys.executable).with_name("chroma")), "run", "--path", str(folder / "chroma"),
-                             "--host", "127.0.0.1", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
+    proc = subprocess.Popen(chroma_command(folder, port), stdout=log, stderr=subprocess.STDOUT,
                             env={**os.environ, "ANONYMIZED_TELEMETRY": "False"}, start_new_session=True)
     _wait_port(port, proc, 90)
     return proc, port

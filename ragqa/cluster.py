@@ -36,6 +36,12 @@ def _wait_port(port: int, proc: subprocess.Popen, seconds: float) -> None:
     raise RagqaError(f"Nothing listened on 127.0.0.1:{port} after {seconds:.0f} s ({proc.args[0]}).")
 
 
+def chroma_command(folder: Path, port: int) -> list[str]:
+    """`chroma run` on 127.0.0.1:port, its store in folder/chroma."""
+    return [str(Path(sys.executable).parent / "chroma"), "run", "--path", str(folder / "chroma"), "--host", "127.0.0.1",
+            "--port", str(port)]
+
+
 @dataclass
 class Cluster:
     folder: Path
@@ -86,8 +92,7 @@ def start(folder: Path, workers: int = 2, base_port: int = 7860, chroma_port: in
     bin_dir = Path(sys.executable).parent
     cluster = Cluster(folder, chroma_port, llm_port, [base_port + i for i in range(workers)])
     try:
-        chroma = cluster._spawn([str(bin_dir / "chroma"), "run", "--path", str(folder / "chroma"), "--host", "127.0.0.1",
-                                 "--port", str(chroma_port)], os.environ.copy(), "chroma")
+        chroma = cluster._spawn(chroma_command(folder, chroma_port), os.environ.copy(), "chroma")
         if fake_llm:
             model = "fake"
             llm = cluster._spawn([sys.executable, "-m", "evals.fake_llm", "--port", str(llm_port)], os.environ.copy(), "llm")
