@@ -28,6 +28,14 @@ def cite_first(prompt: str) -> str:
     return f"{label.strip()} addresses this question directly [{n}]. It reports results on standard benchmarks [{n}]."
 
 
+def new_chat(page) -> None:
+    """Click "New chat" and wait until its reply has cleared the question box: a question typed before that
+    reply arrives would be wiped by it (the race that failed CI on a slower machine)."""
+    page.fill("#rq-question textarea", "(cleared by New chat)")
+    page.click("#rq-new")
+    page.wait_for_function("document.querySelector('#rq-question textarea').value === ''", timeout=30_000)
+
+
 @pytest.fixture(scope="module")
 def ui_pipeline(tmp_path_factory):
     from ragqa.config import Settings

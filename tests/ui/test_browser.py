@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.conftest import new_chat
+
 pytestmark = pytest.mark.integration
 SHOTS = Path(os.environ.get("RAGQA_SCREENSHOT_DIR", "/tmp/ragqa-screenshots"))
 
@@ -54,7 +56,7 @@ def _tab(page, name: str) -> None:
 
 def test_group_answer_draws_a_bar_chart(page):
     _tab(page, "Chat")
-    page.click("#rq-new")  # a first question, not a follow-up of the earlier tests'
+    new_chat(page)  # a first question, not a follow-up of the earlier tests'
     assert page.locator("#rq-chart").is_hidden()  # only group answers have a chart
     page.fill("#rq-question textarea", "Which venue has the most oral papers?")
     page.click("#rq-send")
@@ -96,7 +98,7 @@ def test_paper_record_and_ask_about_it(page, ui_pipeline):
 
 def test_a_filter_read_from_the_question_is_shown_and_can_be_undone(page):
     _tab(page, "Chat")
-    page.click("#rq-new")
+    new_chat(page)
     assert page.locator("#rq-undo-filters").is_hidden()
     page.fill("#rq-question textarea", "How many ICLR 2024 oral papers are indexed?")
     page.click("#rq-send")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.conftest import new_chat
+
 pytestmark = pytest.mark.integration
 SHOTS = Path(os.environ.get("RAGQA_SCREENSHOT_DIR", "/tmp/ragqa-screenshots"))
 LIBRARY = "protein-folding"
@@ -70,7 +72,7 @@ def test_chat_answers_from_the_new_papers_and_downloads_them(page, tmp_path):
 
 
 def test_library_selector_restricts_the_chat(page):
-    page.click("#rq-new")
+    new_chat(page)
     _choose(page, "rq-library", LIBRARY)
     page.fill("#rq-question textarea", "graph neural network with distributed-order fractional derivatives")
     page.click("#rq-send")
