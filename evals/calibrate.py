@@ -279,13 +279,15 @@ def calibrate(args) -> Path:
 
     from .report import git_revision, new_report_dir
 
-    from ragqa.models import load_embedder
+    from ragqa.models import embed_backend, load_embedder
 
     base = Settings(**({"embed_model": args.embed} if args.embed else {}))
-    embedder = load_embedder(base)
+    embedder = load_embedder(base, queries=True)  # what answers use at question time; ingest keeps its own
+    ingest_embedder = embedder if embed_backend(base) == embed_backend(base, queries=True) else load_embedder(base)
 
     def factory(prefix):
-        return Pipeline(base if prefix is None else base.model_copy(update={"collection_prefix": prefix}), embedder=embedder)
+        return Pipeline(base if prefix is None else base.model_copy(update={"collection_prefix": prefix}), embedder=embedder,
+                        ingest_embedder=ingest_embedder)
     cached = _cached_rows(args.rows) if args.rows else {}
     if cached:  # refit on the features of an earlier run (same corpora and settings)
         rows = cached["main"]

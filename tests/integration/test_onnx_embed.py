@@ -38,3 +38,12 @@ def test_bf16_backend_vectors_match_fp32():
     fp32 = np.array(load_embedder(Settings(embed_backend="torch")).get_text_embedding_batch(TEXTS[:2]))
     cosine = (bf16 * fp32).sum(axis=1) / (np.linalg.norm(bf16, axis=1) * np.linalg.norm(fp32, axis=1))
     assert cosine.min() >= 0.999
+
+
+def test_default_question_side_imports_no_torch():
+    code = ("import sys; from ragqa.config import Settings; from ragqa.pipeline import Pipeline; "
+            "p = Pipeline(Settings()); p.embedder.get_query_embedding('x'); "
+            "p.embedder.get_text_embedding_batch(['an evidence sentence']); print('torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"HF_HUB_OFFLINE": "1", "PATH": ""})
+    assert done.returncode == 0, done.stderr[-400:]
+    assert done.stdout.strip().splitlines()[-1] == "False"

@@ -1,0 +1,38 @@
+"""Which embedding backend each role gets: questions and evidence sentences vs chunks at ingest."""
+from __future__ import annotations
+
+import pytest
+
+from ragqa import models
+from ragqa.config import Settings
+from ragqa.pipeline import Pipeline
+from ragqa.hashing import HashingEmbedding
+
+
+@pytest.mark.parametrize("installed, query, expected", [
+    (True, "auto", "onnx"), (False, "auto", "auto"), (True, "same", "auto"), (True, "torch", "torch"), (False, "onnx", "onnx"),
+])
+def test_query_backend_resolves(monkeypatch, installed, query, expected):
+    monkeypatch.setattr(models, "_onnx_installed", lambda: installed)
+    settings = Settings(query_backend=query)
+    assert models.embed_backend(settings, queries=True) == expected
+    assert models.embed_backend(settings) == "auto"  # ingest keeps embed_backend
+
+
+def test_other_models_use_one_backend_for_both(monkeypatch):
+    monkeypatch.setattr(models, "_onnx_installed", lambda: True)
+    assert models.embed_backend(Settings(embed_model="/some/st-model", embed_backend="torch"), queries=True) == "torch"
+
+
+def test_one_given_embedder_does_both_roles_and_two_stay_apart():
+    one, two = HashingEmbedding(), HashingEmbedding()
+    assert Pipeline(Settings(), embedder=one).ingest_embedder is one
+    pipeline = Pipeline(Settings(), embedder=one, ingest_embedder=two)
+    assert pipeline.embedder is one and pipeline.ingest_embedder is two
+
+
+def test_one_backend_loads_once(monkeypatch):
+    loaded = []
+    monkeypatch.setattr(models, "load_embedder", lambda settings, queries=False: loaded.append(queries) or HashingEmbedding())
+    pipeline = Pipeline(Settings(embed_model="hash"))
+    assert pipeline.ingest_embedder is pipeline.embedder and loaded == [True]
