@@ -16,6 +16,23 @@ import numpy as np
 _LANGUAGE = "en"
 
 
+def _bm25s():
+    """bm25s, imported without numba when nothing has imported numba yet: the index scores with the numpy
+    backend, and bm25s's optional numba import alone costs ~0.6 s of every cold start."""
+    import sys
+
+    if "bm25s" in sys.modules or "numba" in sys.modules:
+        import bm25s
+
+        return bm25s
+    sys.modules["numba"] = None  # makes bm25s's `from numba import njit` fail, as if numba were not installed
+    try:
+        import bm25s
+    finally:
+        del sys.modules["numba"]  # a later `import numba` (ranx, in evals) works as usual
+    return bm25s
+
+
 def _stemmer():
     import Stemmer
 
@@ -32,7 +49,7 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, chunk_ids: list[str], texts: list[str], generation: int) -> "LexicalIndex | None":
-        import bm25s
+        bm25s = _bm25s()
 
         if not chunk_ids:
             return None
@@ -62,7 +79,7 @@ class LexicalIndex:
     @classmethod
     def load(cls, folder: Path, generation: int) -> "LexicalIndex | None":
         """The saved index if it was built for this generation of the collection, else None."""
-        import bm25s
+        bm25s = _bm25s()
 
         folder = Path(folder)
         try:
@@ -77,7 +94,7 @@ class LexicalIndex:
 
     def search(self, query: str, k: int, allowed: set[str] | None = None) -> list[tuple[str, float]]:
         """(chunk id, BM25 score > 0) best first, at most k, only chunks of `allowed` papers if given."""
-        import bm25s
+        bm25s = _bm25s()
 
         tokens = bm25s.tokenize(query, stemmer=self._stemmer, show_progress=False)
         if not any(len(t) for t in tokens.ids):

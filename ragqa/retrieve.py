@@ -12,7 +12,7 @@ from typing import Callable
 from llama_index.core import QueryBundle, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore, TextNode
+from llama_index.core.schema import NodeWithScore, TextNode, TransformComponent
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 
 from .clean import CJK, method_name
@@ -105,6 +105,14 @@ class HybridRetriever(BaseRetriever):
         return self._searcher.fuse(query_bundle.query_str, self._filters, self._k)
 
 
+class _ReadOnly(TransformComponent):
+    """The searcher's VectorStoreIndex never chunks or inserts (ingest does, index.py). Given as its one
+    transformation, it also spares every start llama-index's default SentenceSplitter (a tiktoken load, ~0.4 s)."""
+
+    def __call__(self, nodes, **kwargs):
+        raise RuntimeError("the search index is read-only: papers are added by ingest")
+
+
 class Searcher:
     """Holds the index, the embedder and a BM25 view of the same chunks (rebuilt on change)."""
 
@@ -118,7 +126,8 @@ class Searcher:
         self._tokens: set[str] | None = None
         self._facets: dict[str, object] = {}  # views of the collection (venues, author index, ...) until it changes
         self._sentences = None
-        self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder)
+        self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder,
+                                                                transformations=[_ReadOnly()])
 
     # -- cached views of the collection -------------------------------------------------
     def refresh(self) -> None:

@@ -36,3 +36,14 @@ def test_one_backend_loads_once(monkeypatch):
     monkeypatch.setattr(models, "load_embedder", lambda settings, queries=False: loaded.append(queries) or HashingEmbedding())
     pipeline = Pipeline(Settings(embed_model="hash"))
     assert pipeline.ingest_embedder is pipeline.embedder and loaded == [True]
+
+
+def test_bm25s_loads_without_numba_and_numba_still_imports_later():
+    import subprocess
+    import sys
+
+    code = ("import sys; from ragqa.lexical import _bm25s; b = _bm25s(); s = 'numba' in sys.modules; "
+            "import numba; print(s, b.NUMBA_AVAILABLE, numba.__name__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-400:]
+    assert done.stdout.split() == ["False", "False", "numba"]
