@@ -88,10 +88,11 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
 
 
 def citations_supported(answer) -> bool | None:
-    """Every cited sentence is supported by the abstracts it cites (answer._supported, the same
+    """Every cited sentence is supported by the abstracts it cites (citations._supported, the same
     word-overlap measure the answerer uses, here against the whole abstract): a check that can fail.
     None when the answer cites nothing."""
-    from ragqa.answer import Source, _MARKER, _supported, parse_markers, split_answer_sentences
+    from ragqa.answer import Source
+    from ragqa.citations import _MARKER, _supported, parse_markers, split_answer_sentences
 
     if not answer.citations:
         return None
@@ -112,7 +113,7 @@ def key_facts(pipeline, q, n: int = 2) -> list[str]:
     to the question (MiniLM cosine): what a good answer should state."""
     import numpy as np
 
-    from ragqa.answer import split_sentences
+    from ragqa.evidence import split_sentences
 
     meta = pipeline.searcher.paper_meta()
     sentences = [s for pid in q.gold if pid in meta for s in split_sentences(meta[pid].get("text") or "")]
@@ -132,11 +133,11 @@ def prose(answer: str) -> str:
 
 def fact_recall(answer: str, facts: list[str]) -> float:
     """Share of key facts the answer states: a fact counts when at least half of its content words
-    (answer._words) appear in the answer."""
-    from ragqa.answer import _words
+    (evidence.content_words) appear in the answer."""
+    from ragqa.evidence import content_words
 
-    said = _words(answer)
-    hits = [len(_words(f) & said) / max(1, len(_words(f))) >= 0.5 for f in facts]
+    said = content_words(answer)
+    hits = [len(content_words(f) & said) / max(1, len(content_words(f))) >= 0.5 for f in facts]
     return round(sum(hits) / len(hits), 3) if hits else 0.0
 
 

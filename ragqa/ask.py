@@ -2,7 +2,7 @@
 
 Composes the stages for Pipeline.stream / Pipeline.ask (which the CLI, the chat UI and the evals call).
 Condensing a follow-up and translating a Chinese question happen here with the same LLM; retrieval,
-citation checking and the model profile's guards live elsewhere.
+evidence, the prompt, citation checking, code-written text and the guards live in their own modules.
 """
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ import time
 from dataclasses import dataclass, replace
 from typing import Iterator
 
-from .answer import (
-    Answer, Source, abstain_text, build_messages, extractive_answer, fit_budget, is_refusal,
-    make_citations, name_bare_markers, quote_top_up, resolve_citations, select_evidence,
-)
+from .answer import Answer, Source
 from .answerability import assess
+from .citations import make_citations, name_bare_markers, resolve_citations
 from .clean import CJK
-from .compose import author_text, group_rows, group_text, lead, list_items
+from .compose import abstain_text, author_text, extractive_answer, group_rows, group_text, lead, list_items, quote_top_up
+from .evidence import fit_budget, select_evidence
 from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from .intent import COUNT, GROUP, LIST, classify, group_key
+from .prompting import build_messages, is_refusal
 from .retrieve import Filters, Hit, SearchResult, require_question, search
 from .rewrite import condense_question
 

@@ -185,7 +185,7 @@ class Catalog:
 
 
 def _row(paper: Paper, n_chunks: int) -> tuple:
-    from .answer import split_sentences
+    from .evidence import split_sentences
     from .untrusted import instruction_sentences
 
     extra = dict(paper.extra)

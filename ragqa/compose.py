@@ -1,7 +1,7 @@
-"""List answers: every paper the answerability model accepts, ranked, one cited line each: its name
-(title, method or authors; never the opening words of its abstract), venue, first authors and the
-abstract sentence closest to the question. No LLM synthesis across papers, so nothing to garble.
-The sentence choice and the wording of the lead line are here; which papers qualify is not.
+"""Answer text written in code, not by the LLM: list answers (one cited line per paper: its name, venue,
+first authors and the abstract sentence closest to the question) and their lead line, group tables,
+author and abstention messages, the quoted extractive fallback and quote top-up. Which papers qualify
+and which sentences are evidence is decided elsewhere.
 """
 from __future__ import annotations
 
@@ -9,14 +9,20 @@ import re
 
 import numpy as np
 
-from .answer import Source, _own_name, paper_name
+from .answer import Source
+from .citations import split_answer_sentences
 from .clean import CJK
+from .config import Settings
 from .corpus import authors_of
+from .evidence import content_words
+from .naming import own_name, paper_name
+from .retrieve import SearchResult
 from .untrusted import capped, is_instruction
+
 
 def display_name(meta: dict, chinese: bool = False) -> str:
     """Title, else method name or authors ("Basu et al."), else "An ICLR 2025 paper"."""
-    own = meta.get("title") or _own_name(meta)
+    own = meta.get("title") or own_name(meta)
     if own:
         return capped(own)
     return paper_name(meta, chinese, opening=True)
@@ -131,3 +137,52 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
     if more > 0:
         lines.append(f"- … 另有 {more} 组" if zh else f"- … and {more} more {key}s")
     return head + "\n" + "\n".join(lines)
+
+
+def extractive_answer(sources: list[Source], question: str, max_papers: int = 3) -> tuple[str, list[int]]:
+    """The honest fallback: what each top paper says closest to the question, quoted and cited: two
+    sentences of the best paper (in abstract order), one of each other (not the abstract's opener)."""
+    lines, cited = [], []
+    for rank, s in enumerate(sources[:max_papers]):
+        picked = list(s.closest[: 2 if rank == 0 else 1] or s.evidence[:1])
+        if not picked:
+            continue
+        text = s.hit.meta.get("text") or ""
+        picked.sort(key=lambda x: text.find(x))
+        lines.append(f"{paper_name(s.hit.meta, bool(CJK.search(question)), opening=True)}: \"{' '.join(picked)}\" [{s.n}]")
+        cited.append(s.n)
+    head = "相关论文原文摘录：" if CJK.search(question) else "From the most relevant papers:"
+    return head + "\n" + "\n".join(f"- {line}" for line in lines), cited
+
+
+def quote_top_up(text: str, sources: list[Source], cited: list[int], question: str, minimum: int = 3,
+                 most: int = 2) -> str:
+    """A thin answer (under `minimum` sentences) gets up to `most` of its first cited paper's sentences
+    closest to the question, quoted and cited, that it does not already state (half their content words)."""
+    have = len(split_answer_sentences(text))
+    source = next((s for s in sources if cited and s.n == cited[0]), None)
+    if source is None or have >= minimum:
+        return text
+    said = content_words(text)
+    new = [x for x in source.closest if len(content_words(x) & said) < 0.5 * max(1, len(content_words(x)))][: min(most, minimum - have)]
+    if not new:
+        return text
+    body = source.hit.meta.get("text") or ""
+    new.sort(key=lambda x: body.find(x))
+    head = "原文：" if CJK.search(question) else f"In {paper_name(source.hit.meta)}'s words:"  # "In an ICLR 2024 paper's words:"
+    return f"{text}\n\n{head} \"{' '.join(new)}\" [{source.n}]"
+
+
+def abstain_text(result: SearchResult, settings: Settings) -> str:
+    near = [h for h in result.hits[:3] if (h.relevance or 0) >= settings.min_relevance - 0.1]
+    zh = bool(CJK.search(result.question))
+    text = "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
+    if result.missing_name:
+        name = result.missing_name
+        mentions = result.missing_verb == "mentions"
+        text = (f"已索引的论文中没有{'提到' if mentions else '提出'} {name} 的论文。" if zh
+                else f"No indexed paper {'mentions' if mentions else 'introduces'} {name}, so they don't cover this question.")
+    if near:
+        names = ", ".join(f"{h.meta.get('label')} ({h.meta.get('venue') or '?'})" for h in near)
+        text += (f" 最接近的论文：{names}。" if zh else f" Nearest papers, which may not answer it: {names}.")
+    return text

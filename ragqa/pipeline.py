@@ -125,7 +125,7 @@ class Pipeline:
     def warm_up(self, fast: bool = False) -> None:
         """Load the models and prefill the fixed prompt prefix (system + worked examples) once,
         so the first question pays only for its own sources."""
-        from .answer import build_messages
+        from .prompting import build_messages
 
         self.searcher.refresh()
         self.embedder.get_query_embedding("warm up")

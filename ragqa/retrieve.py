@@ -166,8 +166,7 @@ class Searcher:
     def sentences(self):
         """Sentence vectors per paper, cached for the process."""
         if self._sentences is None:
-            from .answer import split_sentences
-            from .evidence import SentenceCache
+            from .evidence import SentenceCache, split_sentences
 
             self._sentences = SentenceCache(self.embedder, split_sentences)
         return self._sentences

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from ragqa.answer import (
-    Source, build_messages, extractive_answer, fit_budget, paper_name, parse_markers, render_sources, resolve_citations,
-    split_sentences,
-)
+from ragqa.answer import Source
 from ragqa.ask import ask, stream_answer
+from ragqa.citations import parse_markers, resolve_citations
+from ragqa.compose import extractive_answer
+from ragqa.evidence import fit_budget, split_sentences
+from ragqa.naming import paper_name
+from ragqa.prompting import build_messages, render_sources
 from ragqa.retrieve import Hit
 from tests.fakes import ScriptedLLM
 
@@ -47,7 +49,7 @@ def test_extractive_fallback_cites_each_top_paper():
 def test_prompt_budget_is_respected(settings):
     settings.prompt_budget = 200
     sources = _sources(n=4, sentences=8)
-    from ragqa.answer import count_tokens
+    from ragqa.evidence import count_tokens
 
     fitted = fit_budget(sources, settings)
     assert count_tokens(render_sources(fitted, settings)) <= 200
@@ -287,7 +289,7 @@ def test_answer_json_shape(indexed):
 
 
 def test_abbreviations_do_not_end_answer_sentences():
-    from ragqa.answer import split_answer_sentences
+    from ragqa.citations import split_answer_sentences
 
     text = "Karvonen et al. evaluate SAEs on board games, e.g. chess [1]. Others use vision models, i.e. ViTs [2]."
     assert split_answer_sentences(text) == ["Karvonen et al. evaluate SAEs on board games, e.g. chess [1].",
@@ -295,7 +297,7 @@ def test_abbreviations_do_not_end_answer_sentences():
 
 
 def test_markers_used_as_nouns_get_the_papers_name():
-    from ragqa.answer import name_bare_markers
+    from ragqa.citations import name_bare_markers
 
     def source(n, **meta):
         return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="", meta=meta), ("x",))
@@ -318,7 +320,7 @@ def test_uncited_sentence_supported_by_a_cited_source_gets_its_marker():
 
 
 def test_a_sentence_that_names_a_paper_cites_it():
-    from ragqa.answer import cite_named
+    from ragqa.citations import cite_named
 
     def source(n, label, evidence="x"):
         return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="", meta={"label": label, "venue": "ICLR 2025"}), (evidence,))

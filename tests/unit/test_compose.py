@@ -45,7 +45,7 @@ class _Cache:
         self.vectors = vectors
 
     def get(self, hits):
-        from ragqa.answer import split_sentences
+        from ragqa.evidence import split_sentences
 
         return [(split_sentences(h.meta["text"]), self.vectors) for h in hits]
 

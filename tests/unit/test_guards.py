@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragqa.answer import Source, resolve_citations
+from ragqa.answer import Source
+from ragqa.citations import resolve_citations
 from ragqa.config import Settings
 from ragqa.guards import CITE_NAMED, CITE_SUPPORTED, NAME_SUBJECT, PROFILES, REFUSAL_TO_QUOTES, name_subject, profile_for
 from ragqa.retrieve import Hit
@@ -93,7 +94,7 @@ def _closest(source, sentences):
 
 
 def test_quote_top_up_adds_what_a_thin_answer_does_not_state():
-    from ragqa.answer import quote_top_up
+    from ragqa.compose import quote_top_up
 
     s = _closest(_source(1, "GraphMix", ["We propose GraphMix, which mixes subgraphs.", "GraphMix improves accuracy by 2.1 points.",
                                          "It helps most with few graphs."]),
@@ -124,7 +125,7 @@ def test_only_the_small_profile_tops_up(indexed):
 def test_untitled_papers_are_never_named_by_their_opening_words():
     from dataclasses import replace
 
-    from ragqa.answer import extractive_answer, quote_top_up
+    from ragqa.compose import extractive_answer, quote_top_up
 
     s = _closest(_source(1, "x", ["Embedders play a central role in machine learning.", "We compare embedders without labels."]),
                  ["We compare embedders without labels.", "Embedders play a central role in machine learning."])

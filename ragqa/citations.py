@@ -1,0 +1,194 @@
+"""The model's answer -> only its sentences that cite a numbered source containing what they claim,
+markers that point nowhere dropped and reported, then the cited sources -> Citation records. The repairs
+a model profile turns on (guards.py) are applied here; answer text written in code is compose.py's.
+"""
+from __future__ import annotations
+
+import re
+
+from .answer import Citation, Source
+from .clean import CJK
+from .corpus import authors_of
+from .evidence import BEFORE_STOP, content_words
+from .guards import CITE_NAMED, CITE_SUPPORTED, NAME_SUBJECT, PROFILES, ModelProfile, name_subject
+from .naming import own_name, paper_name
+
+_MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
+
+
+def parse_markers(text: str) -> list[tuple[str, list[int]]]:
+    """Every marker and the numbers in it: '[1, 3]' -> [1, 3]; '[2-4]' -> [2, 3, 4]."""
+    found = []
+    for match in _MARKER.finditer(text):
+        numbers: list[int] = []
+        for part in re.split(r"\s*(?:,|;|and)\s*", match.group(1)):
+            bounds = re.split(r"\s*[-–]\s*", part)
+            if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit() and int(bounds[1]) - int(bounds[0]) < 10:
+                numbers += list(range(int(bounds[0]), int(bounds[1]) + 1))
+            elif part.strip().isdigit():
+                numbers.append(int(part))
+        found.append((match.group(0), numbers))
+    return found
+
+
+def split_answer_sentences(text: str) -> list[str]:
+    """Sentences with their trailing markers attached ('... works [1]. Next' -> '... works [1].')."""
+    out, start = [], 0
+    for match in re.finditer(rf"(?:{BEFORE_STOP}\.|[!?。！？])(?:\s*\[[\d,;\s–-]+\])*(?=\s|$)|(?<=\])\s*\n|\n", text):
+        piece = text[start:match.end()].strip()
+        if piece:
+            out.append(piece)
+        start = match.end()
+    if text[start:].strip():
+        out.append(text[start:].strip())
+    return out
+
+
+def supporting_source(sentence: str, sources: list[Source], allowed: set[int]) -> int | None:
+    """The cited source whose label + evidence contain most of an uncited sentence's content
+    words (at least 60%), or None: then the sentence is unsupported."""
+    words = content_words(sentence)
+    if len(words) < 2:
+        return None
+    best, score = None, 0.0
+    for s in sources:
+        if s.n not in allowed:
+            continue
+        overlap = len(words & content_words(" ".join(s.evidence) + " " + (s.hit.meta.get("label") or ""))) / len(words)
+        if overlap > score:
+            best, score = s.n, overlap
+    return best if score >= 0.6 else None
+
+
+def _supported(sentence: str, cited: list[Source], minimum: float = 0.34) -> bool:
+    """A cited sentence must share at least a third of its content words with what it cites
+    (label + evidence). Checks English only: a Chinese sentence is not compared word by word."""
+    if CJK.search(sentence):
+        return True
+    words = content_words(_MARKER.sub(" ", sentence))
+    if len(words) < 3:
+        return True
+    names = " ".join(s.hit.meta.get("label") or "" for s in cited if " " not in (s.hit.meta.get("label") or ""))
+    found = content_words(" ".join(" ".join(s.evidence) for s in cited) + " " + names)  # a clause label is no evidence
+    return len(words & found) / len(words) >= minimum
+
+
+def _shown_name(meta: dict) -> str | None:
+    """A paper's label when it is a real name (title or method), else None. The prompt shows a label
+    over 40 characters cut short, so a long title is matched only when the model writes it whole."""
+    label = meta.get("label") or ""
+    own = own_name(meta)
+    return label if own == label and len(label) >= 3 else None
+
+
+def cite_named(sentence: str, sources: list[Source]) -> str:
+    """A sentence without markers that names sources by their shown names cites them: the 1.5B
+    often writes "SILENCE 是…" or "[D4S]" in Chinese answers instead of [n]."""
+    if _MARKER.search(sentence):
+        return sentence
+    named = []
+    for s in sources:
+        name = _shown_name(s.hit.meta)
+        if not name:
+            continue
+        sentence, bracketed = re.subn(r"\[\s*" + re.escape(name) + r"\s*\]", name, sentence, flags=re.I)  # "[D4S]" -> "D4S"
+        if bracketed or re.search(r"(?<![A-Za-z0-9-])" + re.escape(name) + r"(?![A-Za-z0-9-])", sentence, re.I):
+            named.append(s.n)
+    if not named:
+        return sentence
+    marks = "".join(f"[{n}]" for n in named)
+    return re.sub(r"\s*([.!?。！？]?)\s*$", lambda m: f" {marks}{m.group(1)}", sentence, count=1)
+
+
+def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | None = None,
+                      fired: list[str] | None = None) -> tuple[str, list[int], list[str], list[str]]:
+    """-> (answer with only valid markers, cited numbers in order, invalid markers, dropped sentences).
+    A sentence keeps its place only if it cites a numbered source, or (guards of the model profile,
+    recorded in `fired`) names one (cite_named), or is found in the evidence of a source the answer
+    cites elsewhere (then that marker is added). A subjectless sentence gets its paper's name."""
+    profile = profile or PROFILES["small"]
+    fired = fired if fired is not None else []
+    by_n = {s.n: s for s in sources}
+    valid = set(by_n)
+    kept, cited, invalid, dropped = [], [], [], []
+    pending: list[tuple[int, str]] = []  # (position in kept, uncited sentence)
+    for sentence in split_answer_sentences(text):
+        if profile.on(CITE_NAMED):
+            named = cite_named(sentence, sources)
+            if named != sentence:
+                fired.append(CITE_NAMED)
+            sentence = named
+        numbers_here: list[int] = []
+
+        def fix(match: re.Match) -> str:
+            numbers = [n for _, ns in parse_markers(match.group(0)) for n in ns]
+            good = [n for n in dict.fromkeys(numbers) if n in valid]
+            if len(good) < len(set(numbers)):
+                invalid.append(match.group(0))
+            numbers_here.extend(good)
+            return "".join(f"[{n}]" for n in good)
+
+        cleaned = _MARKER.sub(fix, sentence)
+        # "…问题。[1]。[2]。" -> "…问题 [1][2]。": markers written as sentences of their own
+        cleaned = re.sub(r"\s*[。.]\s*((?:\[\d+\]\s*[。.]?\s*)+)$",
+                         lambda m: " " + "".join(re.findall(r"\[\d+\]", m.group(1))) + ("。" if "。" in m.group(0) else "."), cleaned)
+        cleaned = re.sub(r"(?:\[\d+\]\s*){2,}", lambda m: "".join(f"[{n}]" for n in dict.fromkeys(re.findall(r"\d+", m.group(0)))), cleaned)
+        cleaned = re.sub(r"\s+(?=[.,;!?。])", "", cleaned).strip()
+        if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here]):
+            dropped.append(cleaned)  # cites a source that does not contain what it claims
+            continue
+        if numbers_here:
+            if profile.on(NAME_SUBJECT):
+                subject = name_subject(cleaned, lambda n: own_name(by_n[n].hit.meta) if n in by_n else None)
+                if subject:
+                    fired.append(NAME_SUBJECT)
+                    cleaned = subject
+            kept.append(re.sub(r"(\])(?=\w)", r"\1 ", cleaned))
+            for n in numbers_here:
+                if n not in cited:
+                    cited.append(n)
+        elif re.search(r"\w", cleaned):
+            pending.append((len(kept), cleaned))
+            kept.append("")
+    for position, sentence in pending:
+        n = supporting_source(sentence, sources, set(cited)) if profile.on(CITE_SUPPORTED) else None
+        if n is None:
+            dropped.append(sentence)
+        else:
+            fired.append(CITE_SUPPORTED)
+            kept[position] = re.sub(r"([.!?。！？]?)$", lambda m: f" [{n}]{m.group(1)}", sentence, count=1)
+    return " ".join(k for k in kept if k), cited, invalid, dropped
+
+
+_BARE = re.compile(r"(^|(?<=[.!?。！？]\s)|(?:\b(?:include|includes|including|are|is|and|see)|[,:、：和及包括])\s*)\[(\d+)\](?=[\s,.;:、，。和及]|$)")
+
+
+def name_bare_markers(text: str, sources: list[Source]) -> str:
+    """A marker used as a noun ("… include [1], [2], and [3]", "[1] shows …") gets the paper's name
+    in front of it; untitled, authorless papers are called by venue ("an ICLR 2025 paper")."""
+    by_n = {s.n: s for s in sources}
+
+    def name(match: re.Match) -> str:
+        source = by_n.get(int(match.group(2)))
+        if source is None:
+            return match.group(0)
+        meta = source.hit.meta
+        called = paper_name(meta)  # untitled and authorless: called by its venue
+        if CJK.search(text) and not own_name(meta):
+            called = f"{meta.get('venue') or ''}论文"
+        return f"{match.group(1)}{called} [{match.group(2)}]"
+    return _BARE.sub(name, text)
+
+
+def make_citations(numbers: list[int], sources: list[Source]) -> list[Citation]:
+    by_n = {s.n: s for s in sources}
+    out = []
+    for n in numbers:
+        s = by_n[n]
+        m = s.hit.meta
+        out.append(Citation(
+            n=n, paper_id=s.hit.paper_id, label=m.get("label") or "", venue=m.get("venue") or None,
+            year=m.get("year") or None, authors=authors_of(m),
+            abstract=m.get("abstract") or "", evidence=" ".join(s.evidence), title=m.get("title") or None,
+        ))
+    return out

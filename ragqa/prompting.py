@@ -1,0 +1,53 @@
+"""Numbered sources and a question -> the chat messages for the LLM (system prompt, worked examples,
+<source> blocks, the answer's language), and the refusal sentence those messages ask for, recognised in
+a reply. Loading and checking the templates is prompts.py's; choosing the evidence is evidence.py's.
+"""
+from __future__ import annotations
+
+import re
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+from .answer import Source
+from .clean import CJK
+from .config import Settings
+from .prompts import example_turns, render
+
+REFUSAL = "The indexed papers do not answer this question."
+_REFUSAL_HINTS = re.compile(r"do not answer this question|don't answer this question|cannot answer|无法回答|不能回答|没有.{0,8}(回答|涉及|提到)", re.I)
+_DELIM = re.compile(r"</?\s*source[^>]*>", re.I)
+
+
+def render_sources(sources: list[Source], settings: Settings) -> str:
+    blocks = []
+    for s in sources:
+        evidence = _DELIM.sub(" ", " ".join(s.evidence))  # an abstract cannot close its own block
+        label = _DELIM.sub(" ", s.hit.meta.get("label") or "")
+        label = label if len(label) <= 40 else label[:38].rsplit(" ", 1)[0] + "…"
+        blocks.append(render(settings.prompts_dir, "source", n=s.n, label=label,
+                             venue=s.hit.meta.get("venue") or "venue unknown", evidence=evidence))
+    return "\n".join(blocks)
+
+
+def answer_language(question: str) -> str:
+    return "Chinese (简体中文)" if CJK.search(question) else "English"
+
+
+def build_messages(question: str, sources: list[Source], settings: Settings) -> list[ChatMessage]:
+    """System + worked examples first (a fixed prefix the KV cache reuses), then the sources."""
+    system = render(settings.prompts_dir, "system", max_sentences=4, refusal=REFUSAL)
+    messages = [ChatMessage(role=MessageRole.SYSTEM, content=system)]
+    language = answer_language(question)
+    turns = example_turns(settings.prompts_dir, refusal=REFUSAL)
+    if language != "English":  # last, so English prompts keep their cached prefix
+        turns += example_turns(settings.prompts_dir, "examples_zh", refusal=REFUSAL)
+    for role, text in turns:
+        messages.append(ChatMessage(role=MessageRole.USER if role == "user" else MessageRole.ASSISTANT, content=text))
+    messages.append(ChatMessage(role=MessageRole.USER, content=render(
+        settings.prompts_dir, "qa", sources=render_sources(sources, settings), question=question,
+        language=language)))
+    return messages
+
+
+def is_refusal(text: str) -> bool:
+    return bool(_REFUSAL_HINTS.search(text))
