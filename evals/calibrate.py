@@ -16,7 +16,7 @@ import random
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -144,22 +144,51 @@ def _model_x(rows: list[dict]) -> None:
             r["features"] = FEATURES
 
 
-def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed: int,
-        list_recall: float = 0.9, operating_forms: tuple[str, ...] = ("claim",)) -> tuple[Calibration, dict]:
+# the direction each feature may move P (FEATURES order): closer, better covered, named -> up; further from the best -> down
+MONOTONE = {"cosine": 1, "closeness": 1, "coverage": 1, "gap": -1, "named": 1}
+
+
+def _model(kind: str, seed: int):
+    from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold, cross_val_predict
+    from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
+
+    if kind == "logistic":
+        return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=2000))
+    # sklearn-like defaults, not searched: 200 rounds at 0.05, 15 leaves; monotone constraints from the features' meaning
+    return HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15, l2_regularization=1.0,
+                                          monotonic_cst=[MONOTONE[f] for f in FEATURES], random_state=seed)
+
+
+def _as_calibration(model, kind: str, embed_model: str, x: np.ndarray) -> Calibration:
+    """The fitted sklearn model as a calibration file's fields (trees as node tables), checked against sklearn."""
+    base = dict(embed_model=embed_model, features=FEATURES, answer_threshold=0.5, list_threshold=0.5)
+    if kind == "logistic":
+        scaler, logistic = model[0], model[-1]
+        calibration = Calibration(**base, mean=tuple(scaler.mean_), scale=tuple(scaler.scale_),
+                                  coef=tuple(logistic.coef_[0]), intercept=float(logistic.intercept_[0]))
+    else:
+        trees = tuple({"feature": n["feature_idx"].tolist(), "threshold": n["num_threshold"].tolist(),
+                       "left": n["left"].tolist(), "right": n["right"].tolist(), "leaf": n["is_leaf"].astype(bool).tolist(),
+                       "value": n["value"].tolist()} for n in (p[0].nodes for p in model._predictors))
+        calibration = Calibration(**base, mean=(), scale=(), coef=(), intercept=0.0, trees=trees,
+                                  baseline=float(np.ravel(model._baseline_prediction)[0]))
+    ours = calibration.probability(_candidates({"ids": [str(i) for i in range(len(x))], "x": x.tolist()}))
+    if not np.allclose(ours, model.predict_proba(x)[:, 1], atol=1e-6):
+        raise RuntimeError("the exported model's probabilities differ from scikit-learn's")
+    return calibration
+
+
+def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed: int,
+        list_recall: float = 0.9, operating_forms: tuple[str, ...] = ("claim",), kind: str = "trees") -> tuple[Calibration, dict]:
+    from sklearn.model_selection import GroupKFold, cross_val_predict
 
     x = np.array([v for r in rows for v in r["x"]])
     y = np.array([v for r in rows for v in r["y"]])
     groups = np.array([r["paper"] for r in rows for _ in r["x"]])
-    scaler = StandardScaler().fit(x)
-    model = LogisticRegression(C=1.0, max_iter=2000)
-    cv = cross_val_predict(model, scaler.transform(x), y, groups=groups, cv=GroupKFold(n_splits=5), method="predict_proba")[:, 1]
-    model.fit(scaler.transform(x), y)
-    calibration = Calibration(
-        embed_model=embed_model, features=FEATURES, mean=tuple(scaler.mean_), scale=tuple(scaler.scale_),
-        coef=tuple(model.coef_[0]), intercept=float(model.intercept_[0]), answer_threshold=0.5, list_threshold=0.5)
+    cv = cross_val_predict(_model(kind, seed), x, y, groups=groups, cv=GroupKFold(n_splits=5), method="predict_proba")[:, 1]
+    calibration = _as_calibration(_model(kind, seed).fit(x, y), kind, embed_model, x)
     # operating points from cross-validated probabilities, never from the fitted model's own rows
     offset, best_cv, row_of = 0, [], []
     for i, r in enumerate(rows):
@@ -185,8 +214,7 @@ def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed
     # list_recall (the list target); a question answered with no paper above it is answered from its best paper
     positives = np.sort(cv[(y == 1) & human[np.array(row_of, dtype=int)]])
     list_threshold = float(positives[int(np.floor((1 - list_recall) * len(positives)))]) if len(positives) else answer_threshold
-    calibration = Calibration(**{**calibration.__dict__, "answer_threshold": round(answer_threshold, 4),
-                                 "list_threshold": round(list_threshold, 4)})
+    calibration = replace(calibration, answer_threshold=round(answer_threshold, 4), list_threshold=round(list_threshold, 4))
     return calibration, {"cv_question_scores": best_cv}
 
 
@@ -303,11 +331,11 @@ def calibrate(args) -> Path:
     test_rows = [r for r in rows if _half(r["paper"], 0.3, args.seed + 1)]
     embed_name = factory(None).embed_name
     calibration, extra = fit(calib_rows, embed_name, args.target, args.seed, args.list_recall,
-                             () if args.operating_on == "all" else ("claim",))
-    calibration = Calibration(**{**calibration.__dict__, "source": (
+                             () if args.operating_on == "all" else ("claim",), args.model)
+    calibration = replace(calibration, source=(
         f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} --fraction {args.fraction} --seed {args.seed} "
-        f"--target {args.target} --list-recall {args.list_recall} --operating-on {args.operating_on} "
-        f"--limit {args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])} (git {git_revision()})")})
+        f"--target {args.target} --list-recall {args.list_recall} --operating-on {args.operating_on} --model {args.model} "
+        f"--limit {args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])} (git {git_revision()})"))
     report = {"corpus": str(args.corpus.name), "embed_model": embed_name, "calibration": calibration.to_json(),
               "questions_by_form": dict(Counter(r["form"] for r in rows)),
               "calibration_split": evaluate(calibration, calib_rows, extra["cv_question_scores"]),
@@ -354,7 +382,7 @@ def _markdown(report: dict, out: Path) -> str:
     lines = [f"# Answerability calibration: {report['embed_model']} on {report['corpus']}", "",
              f"Command: `{c['source']}`", f"Calibration file: `{out.name}`", "",
              f"Operating point: answer when the best paper's P >= {c['answer_threshold']}; list papers with P >= {c['list_threshold']}.", "",
-             "Weights (standardised features): " + ", ".join(f"{f} {w:+.2f}" for f, w in zip(c["features"], c["coef"])), "",
+             f"Model: {Calibration.from_json(c).describe()}", "",
              f"Questions by form: {report['questions_by_form']}", "",
              "| split | questions | ROC AUC | false abstention | near-miss abstention | gold listed |", "|---|---|---|---|---|---|"]
     splits = [(k, v) for k, v in report.items() if isinstance(v, dict) and "roc_auc" in v]

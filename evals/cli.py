@@ -74,6 +74,8 @@ def add_eval_command(sub) -> None:
     k.add_argument("--fraction", type=float, default=0.5, help="share of the corpus indexed")
     k.add_argument("--target", type=float, default=0.04, help="false abstention allowed at the operating point")
     k.add_argument("--list-recall", type=float, default=0.9, help="share of answering papers a list must include (sets the list threshold)")
+    k.add_argument("--model", choices=["trees", "logistic"], default="trees",
+                   help="gradient-boosted trees, monotone in each feature (default), or a logistic model")
     k.add_argument("--operating-on", choices=["human", "all"], default="human",
                    help="set the operating points on the human-written (--beir) questions, or on all")
     k.add_argument("--seed", type=int, default=0)

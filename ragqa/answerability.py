@@ -1,5 +1,6 @@
 """One answerability decision: each candidate paper gets P(it answers the question) from measured
-features, combined by a logistic model fitted by `ragqa eval calibrate` (evals/calibrate.py).
+features, combined by a model fitted by `ragqa eval calibrate` (evals/calibrate.py): gradient-boosted trees,
+monotone in each feature, by default; a logistic model where a calibration file holds one.
 
 Features are signals, not rules: dense cosine, best-sentence closeness, how much of the question's
 IDF-weighted vocabulary the paper's title and abstract contain, the cosine gap to the best paper, and
@@ -12,7 +13,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -112,7 +113,7 @@ def candidate_features(query: str, hits, closeness: dict[str, float], stats: Ter
 
 @dataclass(frozen=True)
 class Calibration:
-    """A fitted logistic model over FEATURES and its operating points, for one embedding model
+    """A fitted model over FEATURES (trees, or logistic weights) and its operating points, for one embedding model
     (and LLM profile). `answer_threshold`: the best paper's P at or above which the question is
     answered; `list_threshold`: a paper joins a list answer at or above it."""
 
@@ -125,24 +126,54 @@ class Calibration:
     answer_threshold: float
     list_threshold: float
     source: str = ""
+    # gradient-boosted trees over the raw features, each {feature, threshold, left, right, leaf, value} per node
+    # (node 0 the root; x[feature] <= threshold goes left), summed onto `baseline` as log-odds; empty: the logistic model
+    trees: tuple = ()
+    baseline: float = 0.0
 
     def probability(self, candidates: list[Candidate]) -> np.ndarray:
         if not candidates:
             return np.zeros(0)
         x = np.array([c.vector() for c in candidates], dtype=float)
-        z = ((x - np.array(self.mean)) / np.array(self.scale)) @ np.array(self.coef) + self.intercept
+        if self.trees:
+            z = self.baseline + sum(_tree_value(tree, x) for tree in self._tree_arrays)
+        else:
+            z = ((x - np.array(self.mean)) / np.array(self.scale)) @ np.array(self.coef) + self.intercept
         return 1.0 / (1.0 + np.exp(-z))
 
+    @cached_property
+    def _tree_arrays(self) -> list[tuple[np.ndarray, ...]]:
+        keys = ("feature", "threshold", "left", "right", "leaf", "value")
+        return [tuple(np.asarray(tree[k], dtype=bool if k == "leaf" else None) for k in keys) for tree in self.trees]
+
+    def describe(self) -> str:
+        if self.trees:
+            return f"{len(self.trees)} gradient-boosted trees over {', '.join(self.features)}"
+        return "logistic weights (standardised features): " + ", ".join(f"{f} {w:+.2f}" for f, w in zip(self.features, self.coef))
+
     def to_json(self) -> dict:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
+        return {f: list(getattr(self, f)) if isinstance(getattr(self, f), tuple) else getattr(self, f)
+                for f in self.__dataclass_fields__}
 
     @classmethod
     def from_json(cls, data: dict) -> "Calibration":
         fields = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__}
+        if not isinstance(fields.get("trees", ()), tuple) or not all(isinstance(t, dict) for t in fields.get("trees", ())):
+            raise ValueError("trees must be a list of node tables")
         if tuple(fields.get("features", ())) != FEATURES:
             raise RagqaError(f"calibration features {fields.get('features')} differ from this version's {FEATURES}. "
                              "Run 'ragqa eval calibrate' again.")
         return cls(**fields)
+
+
+def _tree_value(tree: tuple[np.ndarray, ...], x: np.ndarray) -> np.ndarray:
+    """Each row's leaf value in one tree, walking all rows down together."""
+    feature, threshold, left, right, leaf, value = tree
+    node, rows = np.zeros(len(x), dtype=int), np.arange(len(x))
+    while not leaf[node].all():
+        step = np.where(x[rows, feature[node]] <= threshold[node], left[node], right[node])
+        node = np.where(leaf[node], node, step)
+    return value[node]
 
 
 @lru_cache(maxsize=8)

@@ -111,3 +111,39 @@ def test_a_model_profile_can_have_its_own_calibration(settings, tmp_path):
     mine = settings.model_copy(update={"calibration_file": None, "calibration_dir": tmp_path})
     assert load_calibration(mine, "all-MiniLM-L6-v2", "strong").answer_threshold == 0.5
     assert load_calibration(mine, "all-MiniLM-L6-v2", "small").answer_threshold == base.answer_threshold  # no file: shared
+
+
+@pytest.fixture(scope="module")
+def trees():
+    """Trees fitted by the calibrate path on fixed synthetic rows: P rises with cosine and coverage."""
+    import numpy as np
+
+    from evals.calibrate import fit
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for q in range(200):
+        x = rng.uniform(0, 1, size=(5, len(FEATURES)))
+        x[:, 4] = 0.0
+        y = [int(v[0] + v[2] > 1.2) for v in x]
+        rows.append({"x": x.tolist(), "y": y, "paper": f"p{q}", "gold": ["g"] if any(y) else None, "gate": "", "form": "claim"})
+    return fit(rows, "test", 0.04, 0)[0]
+
+
+def test_exported_trees_match_scikit_learn_and_respect_monotone_features(trees):
+    cal = trees  # fit() raises if the exported trees' P differs from scikit-learn's
+    assert cal.trees and not cal.coef and "gradient-boosted trees" in cal.describe()
+    p = cal.probability([_row("a", c, coverage=0.6, gap=0.0) for c in (0.1, 0.4, 0.7, 0.95)])
+    assert list(p) == sorted(p) and p[-1] - p[0] > 0.5
+    near, far = cal.probability([_row("a", 0.8, coverage=0.8), _row("a", 0.8, coverage=0.8, gap=0.5)])
+    assert far <= near  # gap may only lower P
+
+
+def test_tree_calibration_round_trips_through_its_file(trees, tmp_path):
+    cal = trees
+    path = tmp_path / "trees.json"
+    path.write_text(json.dumps(cal.to_json()))
+    again = Calibration.from_json(json.loads(path.read_text()))
+    rows = [_row("a", 0.2), _row("b", 0.9, coverage=0.9)]
+    assert again.probability(rows).tolist() == pytest.approx(cal.probability(rows).tolist())
+    assert judge(again, rows).answerable == judge(cal, rows).answerable
