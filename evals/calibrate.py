@@ -240,8 +240,11 @@ def evaluate(calibration: Calibration, rows: list[dict], scores: list[float] | N
 
     def rates(mask) -> dict:
         a, u = mask & answerable, mask & ~answerable
-        return {"false_abstention": f"{int((a & ~np.array(decided)).sum())}/{int(a.sum())}",
+        form = {"false_abstention": f"{int((a & ~np.array(decided)).sum())}/{int(a.sum())}",
                 "near_miss_abstention": f"{int((u & ~np.array(decided)).sum())}/{int(u.sum())}"}
+        if a.any() and u.any():  # the form's own ROC AUC: how well P separates its answerable from its near-miss questions
+            form["roc_auc"] = round(float(roc_auc_score(answerable[mask], np.array(best)[mask])), 4)
+        return form
     out.update(rates(np.ones(len(rows), bool)))
     out["by_form"] = {f: rates(np.array([r["form"] == f for r in rows])) for f in sorted({r["form"] for r in rows})}
     out["gold_listed"] = _list_recall(calibration, rows)
@@ -388,8 +391,10 @@ def _markdown(report: dict, out: Path) -> str:
     splits = [(k, v) for k, v in report.items() if isinstance(v, dict) and "roc_auc" in v]
     for name, s in splits:
         lines.append(f"| {name} | {s['questions']} | {s.get('roc_auc')} | {s['false_abstention']} | {s['near_miss_abstention']} | {s['gold_listed']} |")
-    lines += ["", "Per form (false abstention on answerable / abstention on near-miss):", ""]
+    lines += ["", "Per form (false abstention on answerable / abstention on near-miss, ROC AUC where the form has both), "
+              f"all at the one operating point P >= {c['answer_threshold']}:", ""]
     for name, s in splits:
-        lines.append(f"- {name}: " + "; ".join(f"{f} {v['false_abstention']} / {v['near_miss_abstention']}" for f, v in s["by_form"].items()))
+        lines.append(f"- {name}: " + "; ".join(f"{f} {v['false_abstention']} / {v['near_miss_abstention']}"
+                                               + (f" (AUC {v['roc_auc']})" if "roc_auc" in v else "") for f, v in s["by_form"].items()))
     lines += ["", "![ROC](roc.png)", ""]
     return "\n".join(lines)

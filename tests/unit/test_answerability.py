@@ -147,3 +147,15 @@ def test_tree_calibration_round_trips_through_its_file(trees, tmp_path):
     rows = [_row("a", 0.2), _row("b", 0.9, coverage=0.9)]
     assert again.probability(rows).tolist() == pytest.approx(cal.probability(rows).tolist())
     assert judge(again, rows).answerable == judge(cal, rows).answerable
+
+
+def test_calibration_report_gives_each_form_its_rates_and_auc(trees):
+    from evals.calibrate import evaluate
+
+    strong, weak = [0.9, 0.9, 1.0, 0.0, 0.0], [0.1, 0.1, 0.0, 0.5, 0.0]
+    rows = [{"ids": ["a"], "x": [strong], "y": [1], "gold": ["a"], "gate": "", "form": "span"},
+            {"ids": ["b"], "x": [weak], "y": [0], "gold": None, "gate": "", "form": "span"},
+            {"ids": ["c"], "x": [strong], "y": [1], "gold": ["c"], "gate": "", "form": "method"}]
+    out = evaluate(trees, rows)
+    assert out["by_form"]["span"]["roc_auc"] == 1.0 and "roc_auc" not in out["by_form"]["method"]
+    assert out["false_abstention"] == "0/2" and out["near_miss_abstention"] == "1/1"
