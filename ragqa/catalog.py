@@ -104,6 +104,12 @@ class Catalog:
                            [(p.paper_id, i, name) for p in papers for i, name in enumerate(p.authors)])
             db.executemany("INSERT OR IGNORE INTO libraries (paper_id, library) VALUES (?, ?)",
                            [(p.paper_id, library) for p in papers])
+            _touch(db)
+
+    def revision(self) -> int:
+        """Bumped by every write to the catalog (records, libraries, generation): readers' views are built for one."""
+        row = self._db().execute("SELECT value FROM state WHERE key = 'revision'").fetchone()
+        return row[0] if row else 0
 
     def generation(self) -> int:
         """Bumped by every write that adds, changes or removes chunks (the lexical index is built for one)."""
@@ -114,12 +120,14 @@ class Catalog:
         with self._db() as db:
             db.execute("INSERT INTO state (key, value) VALUES ('generation', 1) "
                        "ON CONFLICT(key) DO UPDATE SET value = value + 1")
+            _touch(db)
         return self.generation()
 
     def join_library(self, paper_ids: list[str], library: str) -> None:
         with self._db() as db:
             db.executemany("INSERT OR IGNORE INTO libraries (paper_id, library) SELECT paper_id, ? FROM papers WHERE paper_id = ?",
                            [(library, pid) for pid in paper_ids])
+            _touch(db)
 
     def libraries(self) -> dict[str, int]:
         """library -> papers in it."""
@@ -137,12 +145,14 @@ class Catalog:
         with self._db() as db:
             ids = [r[0] for r in db.execute("SELECT paper_id FROM libraries WHERE library = ?", (library,))]
             db.execute("DELETE FROM libraries WHERE library = ?", (library,))
+            _touch(db)
             kept = {r[0] for r in db.execute("SELECT DISTINCT paper_id FROM libraries")}
         return [pid for pid in ids if pid not in kept]
 
     def delete(self, paper_ids: list[str]) -> None:
         with self._db() as db:
             db.executemany("DELETE FROM papers WHERE paper_id = ?", [(pid,) for pid in paper_ids])
+            _touch(db)
 
     def count(self) -> int:
         return self._db().execute("SELECT COUNT(*) FROM papers").fetchone()[0]
@@ -182,6 +192,11 @@ class Catalog:
                                         "ORDER BY paper_id, position", part):
                 authors.setdefault(pid, []).append(name)
         return {r["paper_id"]: (_paper(r, authors.get(r["paper_id"], [])), r["n_chunks"]) for r in rows}
+
+
+def _touch(db: sqlite3.Connection) -> None:
+    """Count one more write, inside the writer's transaction."""
+    db.execute("INSERT INTO state (key, value) VALUES ('revision', 1) ON CONFLICT(key) DO UPDATE SET value = value + 1")
 
 
 def _row(paper: Paper, n_chunks: int) -> tuple:

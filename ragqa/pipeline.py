@@ -146,16 +146,26 @@ class Pipeline:
     def ingest(self, report: LoadReport, progress: bool = True, library: str | None = None) -> IngestReport:
         from .catalog import DEFAULT_LIBRARY, check_library_name
 
-        result = self.index(create=True).ingest(report.papers, lambda: self.ingest_embedder, progress=progress,
-                                                library=check_library_name(library or DEFAULT_LIBRARY))
-        self.__dict__.pop("searcher", None)  # next search sees the new chunks
+        index = self.index(create=True)
+        result = index.ingest(report.papers, lambda: self.ingest_embedder, progress=progress,
+                              library=check_library_name(library or DEFAULT_LIBRARY))
+        self._save_views(index)
         return result
 
     def remove_library(self, library: str) -> tuple[int, int]:
         """Remove a library and the papers only it holds. -> (papers, chunks) removed."""
-        removed = self.index(create=False).remove_library(library)
-        self.__dict__.pop("searcher", None)
+        index = self.index(create=False)
+        removed = index.remove_library(library)
+        self._save_views(index)
         return removed
+
+    def _save_views(self, index: PaperIndex) -> None:
+        """After a write: the next search sees it, and the views a reader needs are saved for its cold start."""
+        from .retrieve import Searcher
+
+        self.__dict__.pop("searcher", None)
+        if index.catalog.count():
+            Searcher(self.settings, index, None).save_views()
 
     def search(self, question: str, filters: "Filters | None" = None, k: int | None = None,
                history: list[str] | None = None, translate: bool | None = None) -> "SearchResult":

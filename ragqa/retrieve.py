@@ -21,6 +21,7 @@ from .corpus import authors_of
 from .errors import QueryError
 from .index import PaperIndex
 from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
+from . import snapshot
 from .rewrite import both_turns
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -105,6 +106,27 @@ class HybridRetriever(BaseRetriever):
         return self._searcher.fuse(query_bundle.query_str, self._filters, self._k)
 
 
+def _venue_of(meta: dict) -> str | None:
+    return meta.get("venue") or None
+
+
+def _year_of(meta: dict) -> int | None:
+    return int(meta["year"]) if meta.get("year") else None
+
+
+def _method_names(metas: dict[str, dict]) -> dict[str, list[str]]:
+    """Method names used as labels (DRAGON, JKOnet*) or opening a title ("DRAGON: ...") -> papers, for name look-ups."""
+    names: dict[str, list[str]] = {}
+    for pid, meta in metas.items():
+        label = meta.get("label") or ""
+        if not meta.get("title") and 3 <= len(label) <= 30 and " " not in label and "…" not in label:
+            names.setdefault(label.lower(), []).append(pid)
+        name = method_name(meta.get("title"))
+        if name and " " not in name:
+            names.setdefault(name.lower(), []).append(pid)
+    return names
+
+
 class _ReadOnly(TransformComponent):
     """The searcher's VectorStoreIndex never chunks or inserts (ingest does, index.py). Given as its one
     transformation, it also spares every start llama-index's default SentenceSplitter (a tiktoken load, ~0.4 s)."""
@@ -119,38 +141,49 @@ class Searcher:
     def __init__(self, settings: Settings, index: PaperIndex, embedder: BaseEmbedding):
         self.settings, self.index, self.embedder = settings, index, embedder
         self._bm25 = None
-        self._bm25_count: tuple[int, ...] = (-1, -1)
+        self._bm25_count: tuple[int, ...] = (-1, -1, -1)
         self._meta: dict[str, dict] = {}
         self._names: dict[str, list[str]] = {}
         self._corpus_text: tuple[str, str, str] | None = None
         self._tokens: set[str] | None = None
         self._facets: dict[str, object] = {}  # views of the collection (venues, author index, ...) until it changes
         self._sentences = None
-        self._vector_index = VectorStoreIndex.from_vector_store(index.vector_store(), embed_model=embedder,
-                                                                transformations=[_ReadOnly()])
+        self._writing = False  # a writer saving views builds them, never loads them
+        self._vector_index = None  # built on the first dense search (a writer saving views needs none)
 
     # -- cached views of the collection -------------------------------------------------
     def refresh(self) -> None:
         """Re-read the catalog and the lexical index when a write changed the collection."""
         # the catalog says what readers see: its paper count and write generation (two SQLite reads; a
         # Chroma count costs ~30 ms at 100k papers and ran several times per question)
-        count = (self.index.catalog.count(), self.index.catalog.generation())
+        catalog = self.index.catalog
+        count = (catalog.count(), catalog.generation(), catalog.revision())  # revision: library changes too
         if count == self._bm25_count:
             return
-        self._meta = self.index.papers()  # only catalogued papers exist for readers
         # the saved BM25 index (memory-mapped); a store written before it is indexed in memory until the next ingest
         self._bm25 = self.index.lexical() or self.index.build_lexical()
         self._corpus_text = self._tokens = None
-        self._names = {}  # method names used as labels (DRAGON, JKOnet*), for name look-ups
-        for pid, meta in self._meta.items():
-            label = meta.get("label") or ""
-            if not meta.get("title") and 3 <= len(label) <= 30 and " " not in label and "…" not in label:
-                self._names.setdefault(label.lower(), []).append(pid)
-            name = method_name(meta.get("title"))  # "DRAGON: ..." names its method
-            if name and " " not in name:
-                self._names.setdefault(name.lower(), []).append(pid)
-        self._facets = {}
+        views = None if self._writing else snapshot.load(self._views_path, count)  # the writer's saved views, else built here
+        if views is not None:
+            self._meta, self._names, self._facets = views["meta"], views["names"], views["facets"]
+        else:
+            self._meta = self.index.papers()  # only catalogued papers exist for readers
+            self._names = _method_names(self._meta)
+            self._facets = {}
         self._bm25_count = count
+
+    @property
+    def _views_path(self):
+        return snapshot.path_for(self.index.catalog.path)
+
+    def save_views(self) -> None:
+        """Build every view a question may need and save them for the next reader's cold start (writers only)."""
+        self._writing = True
+        self.refresh()
+        self.venues(), self.years(), self.topics(), self.statuses(), self.libraries()
+        self._postings("venue", _venue_of), self._postings("year", _year_of)
+        self.authors(), self.topic_index(), self._papers_by_surname(), self.term_stats()
+        snapshot.save(self._views_path, self._bm25_count, {"meta": self._meta, "names": self._names, "facets": self._facets})
 
     def paper_meta(self) -> dict[str, dict]:
         self.refresh()
@@ -312,9 +345,9 @@ class Searcher:
             return None
         sets = []
         if filters.venue:
-            sets.append(self._postings("venue", lambda m: m.get("venue") or None).get(filters.venue, set()))
+            sets.append(self._postings("venue", _venue_of).get(filters.venue, set()))
         if filters.year is not None:
-            sets.append(self._postings("year", lambda m: int(m["year"]) if m.get("year") else None).get(filters.year, set()))
+            sets.append(self._postings("year", _year_of).get(filters.year, set()))
         for name in ("author", "topic", "status", "library"):
             if getattr(filters, name):
                 sets.append(self._matching(name, getattr(filters, name)))
@@ -330,6 +363,9 @@ class Searcher:
             conditions.append(MetadataFilter(key="year", value=filters.year))
         if (filters.author or filters.topic or filters.status or filters.library) and allowed is not None:
             conditions.append(MetadataFilter(key="paper_id", value=sorted(allowed) or ["-"], operator=FilterOperator.IN))
+        if self._vector_index is None:
+            self._vector_index = VectorStoreIndex.from_vector_store(self.index.vector_store(), embed_model=self.embedder,
+                                                                    transformations=[_ReadOnly()])
         retriever = self._vector_index.as_retriever(
             similarity_top_k=self.settings.candidates,
             filters=MetadataFilters(filters=conditions) if conditions else None,

@@ -1,0 +1,39 @@
+"""A reader's views of one collection (paper records, the method-name map, the facets: venue and year postings,
+author and topic indexes, term statistics), saved next to the catalog by the writer after each write, so a
+reader's cold start loads one file instead of reading every record and rebuilding every index.
+
+Keyed by the catalog's paper count, write generation and revision (any write): a stale, missing or unreadable file is ignored, and
+the reader builds its views itself, as before. The file is a pickle: it lives in the store folder, which
+holds the user's own index and is trusted like the Chroma files next to it. Building the views stays in
+retrieve.py (Searcher)."""
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+
+VERSION = 1
+
+
+def path_for(catalog_path: Path) -> Path:
+    return catalog_path.with_name(catalog_path.name.removesuffix(".catalog.sqlite") + ".views.pkl")
+
+
+def save(path: Path, key: tuple[int, ...], views: dict) -> None:
+    """Write atomically: a reader sees the old file or the new one, never half of one."""
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        pickle.dump({"version": VERSION, "key": key, "views": views}, f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+
+
+def load(path: Path, key: tuple[int, ...]) -> dict | None:
+    """The saved views if they were written for this (paper count, generation, revision), else None."""
+    try:
+        with open(path, "rb") as f:
+            data = pickle.load(f)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+        return None
+    if not isinstance(data, dict) or data.get("version") != VERSION or tuple(data.get("key") or ()) != tuple(key):
+        return None
+    return data["views"]

@@ -1,0 +1,55 @@
+"""The views a writer saves for readers' cold starts: used when current, ignored when stale or broken."""
+from __future__ import annotations
+
+from ragqa import snapshot
+from ragqa.pipeline import Pipeline
+from ragqa.retrieve import Filters, Searcher
+
+
+def _ids(searcher):
+    return [n.node.metadata["paper_id"] for n in searcher.fuse("graph neural networks", Filters(venue="NeurIPS 2024"), 10)]
+
+
+def _reader(pipeline):
+    return Searcher(pipeline.settings, pipeline.index(), pipeline.embedder)
+
+
+def test_a_reader_loads_the_saved_views_and_answers_as_one_that_builds_them(indexed, monkeypatch):
+    path = snapshot.path_for(indexed.index().catalog.path)
+    assert path.is_file()  # written by ingest
+    built = _reader(indexed)
+    monkeypatch.setattr(snapshot, "load", lambda *a: None)
+    expected = (built.paper_meta(), built.venues(), built.years(), built.topics(), built.libraries(),
+                _ids(built))
+    monkeypatch.undo()
+
+    reader = _reader(indexed)
+    monkeypatch.setattr(reader.index, "papers", lambda: (_ for _ in ()).throw(AssertionError("read every record")))
+    assert (reader.paper_meta(), reader.venues(), reader.years(), reader.topics(), reader.libraries(),
+            _ids(reader)) == expected
+    assert reader.authors() is reader._facets["author index"] and reader.term_stats().n == len(expected[0])
+
+
+def test_views_are_ignored_after_a_write_that_did_not_save_them(indexed):
+    index = indexed.index()
+    pid = next(iter(index.papers()))
+    index.catalog.join_library([pid], "extra")  # a write behind the writer's back: the revision moves
+    reader = _reader(indexed)
+    assert "extra" in reader.libraries()
+
+
+def test_a_broken_views_file_is_ignored(indexed):
+    path = snapshot.path_for(indexed.index().catalog.path)
+    path.write_bytes(b"not a pickle")
+    reader = _reader(indexed)
+    assert len(reader.paper_meta()) == indexed.index().catalog.count()
+
+
+def test_removing_a_library_saves_views_without_it(indexed, tmp_path):
+    from tests.unit.test_library import _mine
+
+    report, _ = indexed.load([_mine(tmp_path)])
+    indexed.ingest(report, progress=False, library="mine")
+    assert "mine" in _reader(indexed).libraries()
+    indexed.remove_library("mine")
+    assert "mine" not in _reader(indexed).libraries()
