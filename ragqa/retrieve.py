@@ -182,7 +182,7 @@ class Searcher:
         self.refresh()
         self.venues(), self.years(), self.topics(), self.statuses(), self.libraries()
         self._postings("venue", _venue_of), self._postings("year", _year_of)
-        self.authors(), self.topic_index(), self._papers_by_surname(), self.term_stats()
+        self.authors(), self.topic_index(), self._papers_by_surname()  # not term stats: per-paper term sets, ask only, ~2x the file
         snapshot.save(self._views_path, self._bm25_count, {"meta": self._meta, "names": self._names, "facets": self._facets})
 
     def paper_meta(self) -> dict[str, dict]:
