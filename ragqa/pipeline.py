@@ -4,6 +4,7 @@ Read this file to see every stage and where it lives. Models load lazily, once p
 """
 from __future__ import annotations
 
+import logging
 import threading
 from functools import cached_property
 from pathlib import Path
@@ -14,6 +15,8 @@ from .config import Settings
 from .corpus import LoadReport, load_manifest, load_paths
 from .index import IngestReport, PaperIndex
 from .models import embed_name
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from .answer import Answer
@@ -165,7 +168,10 @@ class Pipeline:
 
         self.__dict__.pop("searcher", None)
         if index.catalog.count():
-            Searcher(self.settings, index, None).save_views()
+            try:
+                Searcher(self.settings, index, None).save_views()
+            except OSError as exc:  # the write itself landed; readers build their views without the file
+                log.warning("Could not save the reader views next to the catalog (%s); searches start slower.", exc)
 
     def search(self, question: str, filters: "Filters | None" = None, k: int | None = None,
                history: list[str] | None = None, translate: bool | None = None) -> "SearchResult":

@@ -154,8 +154,8 @@ class Searcher:
     # -- cached views of the collection -------------------------------------------------
     def refresh(self) -> None:
         """Re-read the catalog and the lexical index when a write changed the collection."""
-        # the catalog says what readers see: its paper count and write generation (two SQLite reads; a
-        # Chroma count costs ~30 ms at 100k papers and ran several times per question)
+        # the catalog says what readers see: its paper count, write generation and revision (three SQLite reads;
+        # a Chroma count costs ~30 ms at 100k papers and ran several times per question)
         catalog = self.index.catalog
         count = (catalog.count(), catalog.generation(), catalog.revision())  # revision: library changes too
         if count == self._bm25_count:

@@ -53,3 +53,14 @@ def test_removing_a_library_saves_views_without_it(indexed, tmp_path):
     assert "mine" in _reader(indexed).libraries()
     indexed.remove_library("mine")
     assert "mine" not in _reader(indexed).libraries()
+
+
+def test_an_unwritable_views_file_loses_no_ingest(bundled, monkeypatch):
+    pipeline, report = bundled
+
+    def full(*a, **k):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(snapshot, "save", full)
+    result = pipeline.ingest(report, progress=False)
+    assert result.papers and len(pipeline.searcher.paper_meta()) == pipeline.index().catalog.count()
