@@ -148,12 +148,12 @@ class Searcher:
         self._tokens: set[str] | None = None
         self._facets: dict[str, object] = {}  # views of the collection (venues, author index, ...) until it changes
         self._sentences = None
-        self._writing = False  # a writer saving views builds them, never loads them
         self._vector_index = None  # built on the first dense search (a writer saving views needs none)
 
     # -- cached views of the collection -------------------------------------------------
-    def refresh(self) -> None:
-        """Re-read the catalog and the lexical index when a write changed the collection."""
+    def refresh(self, saved_views: bool = True) -> None:
+        """Re-read the catalog and the lexical index when a write changed the collection (from the writer's saved
+        views when they are current, unless saved_views=False)."""
         # the catalog says what readers see: its paper count, write generation and revision (three SQLite reads;
         # a Chroma count costs ~30 ms at 100k papers and ran several times per question)
         catalog = self.index.catalog
@@ -163,7 +163,7 @@ class Searcher:
         # the saved BM25 index (memory-mapped); a store written before it is indexed in memory until the next ingest
         self._bm25 = self.index.lexical() or self.index.build_lexical()
         self._corpus_text = self._tokens = None
-        views = None if self._writing else snapshot.load(self._views_path, count)  # the writer's saved views, else built here
+        views = snapshot.load(self._views_path, count) if saved_views else None
         if views is not None:
             self._meta, self._names, self._facets = views["meta"], views["names"], views["facets"]
         else:
@@ -178,8 +178,7 @@ class Searcher:
 
     def save_views(self) -> None:
         """Build every view a question may need and save them for the next reader's cold start (writers only)."""
-        self._writing = True
-        self.refresh()
+        self.refresh(saved_views=False)  # from the catalog itself, never from an earlier file
         self.venues(), self.years(), self.topics(), self.statuses(), self.libraries()
         self._postings("venue", _venue_of), self._postings("year", _year_of)
         self.authors(), self.topic_index(), self._papers_by_surname()  # not term stats: per-paper term sets, ask only, ~2x the file
