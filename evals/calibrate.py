@@ -144,7 +144,7 @@ def _model_x(rows: list[dict]) -> None:
             r["features"] = FEATURES
 
 
-# the direction each feature may move P (FEATURES order): closer, better covered, named -> up; further from the best -> down
+# the direction each feature may move P: closer, better covered, named -> up; further from the best -> down
 MONOTONE = {"cosine": 1, "closeness": 1, "coverage": 1, "gap": -1, "named": 1}
 
 
@@ -310,11 +310,9 @@ def calibrate(args) -> Path:
 
     from .report import git_revision, new_report_dir
 
-    from ragqa.models import embed_backend, load_embedder
-
     base = Settings(**({"embed_model": args.embed} if args.embed else {}))
-    embedder = load_embedder(base, queries=True)  # what answers use at question time; ingest keeps its own
-    ingest_embedder = embedder if embed_backend(base) == embed_backend(base, queries=True) else load_embedder(base)
+    shared = Pipeline(base)  # loads each embedder once for every collection: questions' as answers use it, and ingest's
+    embedder, ingest_embedder = shared.embedder, shared.ingest_embedder
 
     def factory(prefix):
         return Pipeline(base if prefix is None else base.model_copy(update={"collection_prefix": prefix}), embedder=embedder,
