@@ -37,6 +37,28 @@ CREATE INDEX IF NOT EXISTS papers_source ON papers(source_id);
 CREATE INDEX IF NOT EXISTS papers_venue_year ON papers(venue, year);
 CREATE INDEX IF NOT EXISTS authors_name ON authors(name COLLATE NOCASE);
 """
+# the name index (names.py): full-text postings of each paper's label, title and text, kept in step with `papers` by
+# triggers, so every catalog write updates it and no reader builds it
+_NAMES = """
+CREATE VIRTUAL TABLE IF NOT EXISTS names USING fts5(label, title, text, content='papers', content_rowid='rowid');
+CREATE TRIGGER IF NOT EXISTS names_insert AFTER INSERT ON papers BEGIN
+    INSERT INTO names (rowid, label, title, text) VALUES (new.rowid, new.label, new.title, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS names_delete AFTER DELETE ON papers BEGIN
+    INSERT INTO names (names, rowid, label, title, text) VALUES ('delete', old.rowid, old.label, old.title, old.text);
+END;
+CREATE TRIGGER IF NOT EXISTS names_update AFTER UPDATE ON papers BEGIN
+    INSERT INTO names (names, rowid, label, title, text) VALUES ('delete', old.rowid, old.label, old.title, old.text);
+    INSERT INTO names (rowid, label, title, text) VALUES (new.rowid, new.label, new.title, new.text);
+END;
+CREATE VIRTUAL TABLE IF NOT EXISTS author_names USING fts5(name, content='authors', content_rowid='rowid');
+CREATE TRIGGER IF NOT EXISTS author_names_insert AFTER INSERT ON authors BEGIN
+    INSERT INTO author_names (rowid, name) VALUES (new.rowid, new.name);
+END;
+CREATE TRIGGER IF NOT EXISTS author_names_delete AFTER DELETE ON authors BEGIN
+    INSERT INTO author_names (author_names, rowid, name) VALUES ('delete', old.rowid, old.name);
+END;
+"""
 _COLUMNS = ("paper_id", "label", "title", "venue", "year", "topic", "status", "track", "authors_truncated",
             "source_id", "sources", "extra", "abstract", "text", "n_chunks", "flags")
 _PAGE = 900  # below SQLite's default limit of host parameters
@@ -68,6 +90,10 @@ class Catalog:
         self._local = threading.local()
         with self._db() as db:
             db.executescript(_SCHEMA)
+            new = [t for t in ("names", "author_names") if not db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (t,)).fetchone()]
+            db.executescript(_NAMES)
+            for table in new:  # a catalog from before the name index: index the rows it already holds, once
+                db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
             if "flags" not in {r[1] for r in db.execute("PRAGMA table_info(papers)")}:  # a catalog from before flags
                 db.execute("ALTER TABLE papers ADD COLUMN flags TEXT NOT NULL DEFAULT ''")
             # rows from before libraries existed belong to the default one
@@ -153,6 +179,18 @@ class Catalog:
         with self._db() as db:
             db.executemany("DELETE FROM papers WHERE paper_id = ?", [(pid,) for pid in paper_ids])
             _touch(db)
+
+    def name_hits(self, match: str, limit: int) -> list[tuple[str, str]]:
+        """(paper_id, text) of up to `limit` papers whose label, title or text match an FTS5 query (names.py)."""
+        return [tuple(r) for r in self._db().execute(
+            "SELECT p.paper_id, p.text FROM names JOIN papers p ON p.rowid = names.rowid WHERE names MATCH ? LIMIT ?",
+            (match, limit))]
+
+    def author_name_hits(self, match: str, limit: int) -> list[str]:
+        """Up to `limit` paper_ids with an author whose name matches an FTS5 query (names.py)."""
+        return [r[0] for r in self._db().execute(
+            "SELECT a.paper_id FROM author_names JOIN authors a ON a.rowid = author_names.rowid WHERE author_names MATCH ? LIMIT ?",
+            (match, limit))]
 
     def count(self) -> int:
         return self._db().execute("SELECT COUNT(*) FROM papers").fetchone()[0]

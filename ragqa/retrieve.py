@@ -144,8 +144,6 @@ class Searcher:
         self._bm25_count: tuple[int, ...] = (-1, -1, -1)
         self._meta: dict[str, dict] = {}
         self._names: dict[str, list[str]] = {}
-        self._corpus_text: tuple[str, str, str] | None = None
-        self._tokens: set[str] | None = None
         self._facets: dict[str, object] = {}  # views of the collection (venues, author index, ...) until it changes
         self._sentences = None
         self._vector_index = None  # built on the first dense search (a writer saving views needs none)
@@ -162,7 +160,6 @@ class Searcher:
             return
         # the saved BM25 index (memory-mapped); a store written before it is indexed in memory until the next ingest
         self._bm25 = self.index.lexical() or self.index.build_lexical()
-        self._corpus_text = self._tokens = None
         views = snapshot.load(self._views_path, count) if saved_views else None
         if views is not None:
             self._meta, self._names, self._facets = views["meta"], views["names"], views["facets"]
@@ -406,59 +403,22 @@ class Searcher:
             asks = (rf"\b{n}(?:\s+[\w-]+)?\s+paper\b", rf"\b{n}\b[^.?]{{0,60}}\b(?:its|their)\s+original\s+paper\b",
                     rf"\b(?:introduc|propos|present|invent)\w*\s+(?:the\s+|an?\s+)?(?:original\s+|first\s+)?{n}(?![\w-])",
                     rf"\boriginal(?:ly)?\s+(?:\w+\s+){{0,3}}{n}(?![\w-])")
-            if re.search(r".[A-Z0-9]", name) and not self._mentions(name):
+            if re.search(r".[A-Z0-9]", name) and not self.names.mentions(name):
                 return name, "mentions"
-            if any(re.search(a, query, re.I) for a in asks) and not self._introduces(name):
+            if any(re.search(a, query, re.I) for a in asks) and not self.names.introduces(name):
                 return name, "introduces"
         for run in _CAPS.finditer(query) if phrases else ():
             before = query[:run.start()].split()[-1:]
-            if before and before[0].rstrip(",:").islower() and run[0].count(" ") <= 2 and not self._mentions(run[0]):
+            if before and before[0].rstrip(",:").islower() and run[0].count(" ") <= 2 and not self.names.mentions(run[0]):
                 return run[0], "mentions"
         return None
 
-    @staticmethod
-    def _parts(name: str) -> list[str]:
-        """GPT-4 -> [gpt, 4]; SVD-style -> [svd]: the pieces a name is matched by."""
-        name = re.sub(r"-(?:style|based|like|type|free|aware|driven|guided|inspired|level|wise|scale)$", "", name, flags=re.I)
-        return re.findall(r"[a-z]+|\d+", name.lower())
+    @property
+    def names(self):
+        """The name index (names.py): full-text look-ups on the catalog, written at ingest."""
+        from .names import NameIndex
 
-    def _loose(self, name: str) -> str:
-        """GPT-4 ~ GPT4 ~ gpt 4; ResNet-50 ~ ResNet50; SVD-style ~ SVD."""
-        return r"[\s_.\-]?".join(self._parts(name))
-
-    def _corpus(self) -> tuple[str, str, str]:
-        """(labels + titles, abstracts, authors) of all indexed papers, one string each, for name look-ups."""
-        self.refresh()
-        if self._corpus_text is None:
-            metas = self._meta.values()
-            self._corpus_text = (" | ".join(f"{m.get('label') or ''} {m.get('title') or ''}" for m in metas),
-                                 " .\n".join(m.get("text") or "" for m in metas),
-                                 "; ".join(m.get("authors") or "" for m in metas))
-        return self._corpus_text
-
-    def _introduces(self, name: str) -> bool:
-        """Some indexed paper is labelled or titled with `name`, or introduces it in its abstract
-        ("we propose/introduce/call ... NAME" within one sentence), or NAME is an author's surname
-        ("the Bengio paper")."""
-        heads, texts, authors = self._corpus()
-        n = re.compile(rf"(?<![\w-]){self._loose(name)}(?![\w-])", re.I)
-        if n.search(heads) or re.search(rf"\b{re.escape(name)}(?:;|$)", authors, re.I):
-            return True
-        for match in n.finditer(texts):
-            before = texts[max(0, match.start() - 80):match.start()].rsplit(".", 1)[-1]
-            if re.search(r"\b(?:propos|introduc|present|call|dub|term|nam|develop)\w*\b", before, re.I):
-                return True
-        return False
-
-    def _mentions(self, name: str) -> bool:
-        """`name` occurs in some indexed paper (GPT-4 = GPT4 = gpt 4), by a token-set look-up."""
-        if self._tokens is None:
-            words = re.findall(r"[a-z]+|\d+", " ".join(self._corpus()).lower())
-            self._tokens = set(words) | {a + b for a, b in zip(words, words[1:])} | {
-                a + b + c for a, b, c in zip(words, words[1:], words[2:])}
-        parts = self._parts(name)
-        joined = "".join(parts)
-        return len(parts) > 3 or any(w in self._tokens for w in (joined, joined + "s", joined.removesuffix("s")))
+        return NameIndex(self.index.catalog, lambda: self._papers_by_surname())
 
     def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
         words = {w.lower() for w in re.findall(r"[\w\-*α-ω]+", query)}

@@ -1,0 +1,68 @@
+"""The name index: whether any indexed paper carries a name (GPT-4, LoRA, Stable Diffusion) in its label, title,
+text or authors, and whether one introduces it. Look-ups are phrase queries on the catalog's full-text table,
+which every catalog write keeps current (catalog.py), so nothing here reads every paper. Which words of a question
+are names, and what to do when one is missing, is retrieve.py's business.
+"""
+from __future__ import annotations
+
+import re
+from itertools import product
+
+from .metadata import fold
+
+_SUFFIX = re.compile(r"-(?:style|based|like|type|free|aware|driven|guided|inspired|level|wise|scale)$", re.I)
+_INTRODUCING = re.compile(r"\b(?:propos|introduc|present|call|dub|term|nam|develop)\w*\b", re.I)
+_SEPARATOR = r"[\s_.\-]?"  # between a name's pieces in an abstract: GPT-4, GPT 4, GPT4
+_SCAN = 200  # papers whose abstract is read for an "introduces" sentence: the first this many that contain the name
+
+
+def parts(name: str) -> list[str]:
+    """GPT-4 -> [gpt, 4]; SVD-style -> [svd]: the pieces a name is matched by."""
+    return re.findall(r"[a-z]+|\d+", _SUFFIX.sub("", name).lower())
+
+
+def _spellings(pieces: list[str]) -> list[str]:
+    """FTS5 phrases for every way the pieces may be written: GPT-4 / GPT 4 (two tokens) or GPT4 (one); plural or not."""
+    out = []
+    for joins in product((" ", ""), repeat=len(pieces) - 1):
+        out.append(pieces[0] + "".join(j + p for j, p in zip(joins, pieces[1:])))
+    whole = "".join(pieces)
+    out += [whole + "s", whole.removesuffix("s")]
+    return list(dict.fromkeys(o for o in out if o))
+
+
+def _query(pieces: list[str], columns: str = "") -> str:
+    phrases = " OR ".join(f'"{s}"' for s in _spellings(pieces))
+    return f"{columns} : ({phrases})" if columns else phrases
+
+
+class NameIndex:
+    """Name look-ups over a Catalog's full-text table; `surnames`: folded author surname -> papers (retrieve.py's view)."""
+
+    def __init__(self, catalog, surnames):
+        self.catalog, self._surnames = catalog, surnames
+
+    def mentions(self, name: str) -> bool:
+        """Some indexed paper's label, title, text or author names contain `name` (GPT-4 = GPT4 = gpt 4)."""
+        pieces = parts(name)
+        if len(pieces) > 3:  # too long to be one name: never the reason to refuse
+            return True
+        if not pieces:
+            return False
+        query = _query(pieces)
+        return bool(self.catalog.name_hits(query, 1) or self.catalog.author_name_hits(query, 1))
+
+    def introduces(self, name: str) -> bool:
+        """Some indexed paper is labelled or titled with `name`, introduces it in its abstract ("we propose/
+        introduce/call ... NAME" within one sentence), or has an author of that surname ("the Bengio paper")."""
+        pieces = parts(name)
+        if not pieces:
+            return False
+        if fold(name) in self._surnames() or self.catalog.name_hits(_query(pieces, "{label title}"), 1):
+            return True
+        loose = re.compile(r"(?<![\w-])" + _SEPARATOR.join(pieces) + r"(?![\w-])", re.I)
+        for _, text in self.catalog.name_hits(_query(pieces, "text"), _SCAN):
+            for match in loose.finditer(text):
+                if _INTRODUCING.search(text[max(0, match.start() - 80):match.start()].rsplit(".", 1)[-1]):
+                    return True
+        return False
