@@ -32,6 +32,9 @@ TEMPLATES = {
     "span": ["Is there a paper that {s}?", "How can one {s}?", "{s}"],
 }
 _WORD = re.compile(r"\S+")
+# forms not made from a paper's own wording: people's questions (--beir) and the LLM's paraphrases (--generated);
+# the operating points are set on these
+HUMAN_FORMS = ("claim", "generated")
 
 
 @dataclass
@@ -73,8 +76,11 @@ def _half(paper_id: str, fraction: float, seed: int) -> bool:
     return int(hashlib.sha1(f"{seed}:{paper_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < fraction
 
 
-def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int | None, progress: bool = True):
-    """Index bundled + a `fraction` of `corpus`; -> (pipeline, questions)."""
+def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int | None, progress: bool = True,
+          generated: tuple[dict, ...] = ()):
+    """Index bundled + a `fraction` of `corpus`; -> (pipeline, questions). `generated`: rows written by
+    `ragqa eval generate` (gold = the paper the LLM read): those of this corpus join, outside `limit`, as form
+    "generated", answerable when their paper was indexed, near-misses when it was held out."""
     from ragqa.corpus import LoadReport, load_manifest, load_paths, merge_all
 
     base = pipeline_factory(None)
@@ -91,7 +97,21 @@ def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int
     questions = [q for p in indexed for q in make_questions(p, (p.paper_id,), rng)]
     questions += [q for p in held for q in make_questions(p, None, rng)]
     rng.shuffle(questions)
-    return pipeline, questions[:limit] if limit else questions
+    questions = questions[:limit] if limit else questions
+    indexed_ids, held_ids = {p.paper_id for p in indexed}, {p.paper_id for p in held}
+    for g in generated:
+        pid = (g.get("gold") or [None])[0]
+        if pid in indexed_ids or pid in held_ids:
+            questions.append(Question(f"gen-{g['id']}-{pid}", g["question"], "generated", (pid,) if pid in indexed_ids else None, pid))
+    return pipeline, questions
+
+
+def read_generated(paths) -> tuple[dict, ...]:
+    """The rows of `ragqa eval generate` files (JSONL: question, gold)."""
+    rows = []
+    for path in paths or []:
+        rows += [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return tuple(rows)
 
 
 def build_beir(pipeline_factory, folder: Path, fraction: float, seed: int, limit: int | None, progress: bool = True):
@@ -181,7 +201,7 @@ def _as_calibration(model, kind: str, embed_model: str, x: np.ndarray) -> Calibr
 
 
 def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed: int,
-        list_recall: float = 0.9, operating_forms: tuple[str, ...] = ("claim",), kind: str = "trees") -> tuple[Calibration, dict]:
+        list_recall: float = 0.9, operating_forms: tuple[str, ...] = HUMAN_FORMS, kind: str = "trees") -> tuple[Calibration, dict]:
     from sklearn.model_selection import GroupKFold, cross_val_predict
 
     x = np.array([v for r in rows for v in r["x"]])
@@ -318,10 +338,11 @@ def calibrate(args) -> Path:
         return Pipeline(base if prefix is None else base.model_copy(update={"collection_prefix": prefix}), embedder=embedder,
                         ingest_embedder=ingest_embedder)
     cached = _cached_rows(args.rows) if args.rows else {}
+    generated = read_generated(args.generated)
     if cached:  # refit on the features of an earlier run (same corpora and settings)
         rows = cached["main"]
     else:
-        pipeline, questions = build(factory, args.corpus, args.fraction, args.seed, args.limit)
+        pipeline, questions = build(factory, args.corpus, args.fraction, args.seed, args.limit, generated=generated)
         rows = featurise(pipeline, questions)
         for folder in args.beir or []:
             bp, bq = build_beir(factory, folder, args.fraction, args.seed, args.limit)
@@ -332,11 +353,12 @@ def calibrate(args) -> Path:
     test_rows = [r for r in rows if _half(r["paper"], 0.3, args.seed + 1)]
     embed_name = factory(None).embed_name
     calibration, extra = fit(calib_rows, embed_name, args.target, args.seed, args.list_recall,
-                             () if args.operating_on == "all" else ("claim",), args.model)
+                             () if args.operating_on == "all" else HUMAN_FORMS, args.model)
     calibration = replace(calibration, source=(
         f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} --fraction {args.fraction} --seed {args.seed} "
         f"--target {args.target} --list-recall {args.list_recall} --operating-on {args.operating_on} --model {args.model} "
-        f"--limit {args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])} (git {git_revision()})"))
+        f"--limit {args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])}"
+        f"{''.join(' --generated ' + Path(g).name for g in args.generated or [])} (git {git_revision()})"))
     report = {"corpus": str(args.corpus.name), "embed_model": embed_name, "calibration": calibration.to_json(),
               "questions_by_form": dict(Counter(r["form"] for r in rows)),
               "calibration_split": evaluate(calibration, calib_rows, extra["cv_question_scores"]),
@@ -348,7 +370,7 @@ def calibrate(args) -> Path:
         if transfer.name in cached:
             trows = cached[transfer.name]
         else:
-            tp, tq = build(factory, transfer, args.fraction, args.seed, args.transfer_limit or args.limit)
+            tp, tq = build(factory, transfer, args.fraction, args.seed, args.transfer_limit or args.limit, generated=generated)
             trows = featurise(tp, tq)
         transfer_rows[transfer.name] = json.loads(json.dumps(trows))
         _model_x(trows)

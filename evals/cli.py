@@ -68,6 +68,8 @@ def add_eval_command(sub) -> None:
     k.add_argument("--corpus", type=Path, required=True, help="JSONL/CSV corpus: part is indexed, the rest makes near-miss questions")
     k.add_argument("--transfer", type=Path, nargs="*", default=None, help="other corpora to check the fitted model on")
     k.add_argument("--beir", type=Path, nargs="*", default=None, help="BEIR folders whose human-written queries join the calibration set")
+    k.add_argument("--generated", type=Path, nargs="*", default=None,
+                   help="`ragqa eval generate` files over --corpus / --transfer papers: paraphrased questions that join the set")
     k.add_argument("--rows", type=Path, default=None, help="an earlier calibration report folder: refit on its saved features")
     k.add_argument("--check", type=Path, nargs="*", default=None, help="hand-written datasets to report the fitted model's decisions on (bundled index)")
     k.add_argument("--transfer-limit", type=int, default=None, help="at most N questions per transfer corpus")
@@ -77,7 +79,7 @@ def add_eval_command(sub) -> None:
     k.add_argument("--model", choices=["trees", "logistic"], default="trees",
                    help="gradient-boosted trees, monotone in each feature (default), or a logistic model")
     k.add_argument("--operating-on", choices=["human", "all"], default="human",
-                   help="set the operating points on the human-written (--beir) questions, or on all")
+                   help="set the operating points on the human-written (--beir) and generated (--generated) questions, or on all")
     k.add_argument("--seed", type=int, default=0)
     k.add_argument("--limit", type=int, default=None, help="at most N questions per corpus")
     k.add_argument("--embed", default=None, help="embedding model (default: Settings')")

@@ -159,3 +159,31 @@ def test_calibration_report_gives_each_form_its_rates_and_auc(trees):
     out = evaluate(trees, rows)
     assert out["by_form"]["span"]["roc_auc"] == 1.0 and "roc_auc" not in out["by_form"]["method"]
     assert out["false_abstention"] == "0/2" and out["near_miss_abstention"] == "1/1"
+
+
+def test_generated_questions_join_as_answerable_or_near_miss_by_where_their_paper_went(settings, tmp_path):
+    """`--generated` rows: answerable (gold = the paper) when their paper was indexed, near-misses when it was
+    held out, skipped when it is no paper of the corpus; outside --limit, form "generated"."""
+    import json
+
+    from evals.calibrate import build
+    from ragqa.pipeline import Pipeline
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"p{i}", "title": f"Paper number {i} on topic {i}", "authors": ["A B"],
+                                          "abstract": f"We study topic {i} with a method that works. " * 5}) + "\n"
+                              for i in range(12)), encoding="utf-8")
+
+    def factory(prefix):
+        return Pipeline(settings if prefix is None else settings.model_copy(update={"collection_prefix": prefix}))
+    from ragqa.corpus import load_paths
+    ids = [p.paper_id for p in load_paths([corpus])[0].papers]
+    generated = [{"id": f"g{i}", "question": f"question about {i}?", "gold": [pid]} for i, pid in enumerate(ids)]
+    generated.append({"id": "gx", "question": "about no paper here?", "gold": ["not-a-paper"]})
+    pipeline, questions = build(factory, corpus, 0.5, 0, limit=3, progress=False, generated=tuple(generated))
+    gen = [q for q in questions if q.form == "generated"]
+    indexed = set(pipeline.searcher.paper_meta())
+    assert len(questions) - len(gen) == 3 and len(gen) == len(ids)
+    assert {q.paper for q in gen} == set(ids)
+    assert all((q.gold == (q.paper,)) == (q.paper in indexed) and (q.gold is None) == (q.paper not in indexed) for q in gen)
+    assert any(q.gold is None for q in gen) and any(q.gold for q in gen)
