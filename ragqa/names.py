@@ -21,18 +21,20 @@ def parts(name: str) -> list[str]:
     return re.findall(r"[a-z]+|\d+", _SUFFIX.sub("", name).lower())
 
 
-def _spellings(pieces: list[str]) -> list[str]:
-    """FTS5 phrases for every way the pieces may be written: GPT-4 / GPT 4 (two tokens) or GPT4 (one); plural or not."""
+def _spellings(pieces: list[str], plural: bool = True) -> list[str]:
+    """FTS5 phrases for every way the pieces may be written: GPT-4 / GPT 4 (two tokens) or GPT4 (one); with
+    `plural`, also with an s added or dropped (a mention of LLMs is one of LLM; a title's "Transformers" names no
+    method called Transformer)."""
     out = []
     for joins in product((" ", ""), repeat=len(pieces) - 1):
         out.append(pieces[0] + "".join(j + p for j, p in zip(joins, pieces[1:])))
     whole = "".join(pieces)
-    out += [whole + "s", whole.removesuffix("s")]
+    out += [whole + "s", whole.removesuffix("s")] if plural else []
     return list(dict.fromkeys(o for o in out if o))
 
 
-def _query(pieces: list[str], columns: str = "") -> str:
-    phrases = " OR ".join(f'"{s}"' for s in _spellings(pieces))
+def _query(pieces: list[str], columns: str = "", plural: bool = True) -> str:
+    phrases = " OR ".join(f'"{s}"' for s in _spellings(pieces, plural))
     return f"{columns} : ({phrases})" if columns else phrases
 
 
@@ -58,10 +60,10 @@ class NameIndex:
         pieces = parts(name)
         if not pieces:
             return False
-        if fold(name) in self._surnames() or self.catalog.name_hits(_query(pieces, "{label title}"), 1):
+        if fold(name) in self._surnames() or self.catalog.name_hits(_query(pieces, "{label title}", plural=False), 1):
             return True
         loose = re.compile(r"(?<![\w-])" + _SEPARATOR.join(pieces) + r"(?![\w-])", re.I)
-        for _, text in self.catalog.name_hits(_query(pieces, "text"), _SCAN):
+        for _, text in self.catalog.name_hits(_query(pieces, "text", plural=False), _SCAN):
             for match in loose.finditer(text):
                 if _INTRODUCING.search(text[max(0, match.start() - 80):match.start()].rsplit(".", 1)[-1]):
                     return True
