@@ -1,4 +1,4 @@
-"""Deterministic fakes that implement the real llama-index interfaces."""
+"""Deterministic fakes: an LLM that implements the real llama-index interfaces, and retrieved sources."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -70,3 +70,15 @@ class ScriptedLLM(CustomLLM):
                 acc += delta
                 yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=acc), delta=delta)
         return gen()
+
+
+def fake_sources(n=3, sentences=2):
+    """`n` retrieved sources, numbered from 1, each with `sentences` evidence sentences."""
+    from ragqa.answer import Source
+    from ragqa.retrieve import Hit
+
+    out = []
+    for i in range(1, n + 1):
+        meta = {"paper_id": f"p{i}", "label": f"Paper{i}", "venue": "ICML 2024", "authors": "A B; C D", "abstract": "abs", "year": 2024}
+        out.append(Source(i, Hit(f"p{i}", 1.0 / i, 0.5, "text", meta), tuple(f"Evidence sentence {j} of paper {i}." for j in range(sentences))))
+    return out

@@ -1,11 +1,12 @@
-"""The list composer: names, bylines, one quoted sentence per paper, instructions never quoted."""
+"""The composers: the extractive fallback; the list composer's names, bylines, one quoted sentence per paper, instructions never quoted."""
 from __future__ import annotations
 
 import numpy as np
 
 from ragqa.answer import Source
-from ragqa.compose import best_sentence, byline, display_name, is_instruction, lead, list_items
+from ragqa.compose import best_sentence, byline, display_name, extractive_answer, is_instruction, lead, list_items
 from ragqa.retrieve import Hit
+from tests.fakes import fake_sources as _sources
 
 
 def _source(n, **meta):
@@ -71,3 +72,8 @@ def test_best_sentence_prefers_what_the_paper_itself_does():
     sentences = ["Explanations are hard to evaluate.", "We propose a benchmark for explanation metrics."]
     vectors = np.array([[1.0, 0.0], [0.7, 0.7]])
     assert best_sentence(np.array([1.0, 0.0]), sentences, vectors) == sentences[1]
+
+
+def test_extractive_fallback_cites_each_top_paper():
+    text, cited = extractive_answer(_sources(), "q?")
+    assert cited == [1, 2, 3] and text.count('"Evidence sentence 0') == 3 and "[3]" in text

@@ -1,0 +1,87 @@
+"""Citations: marker parsing, answer sentences, resolving, naming and supplying markers."""
+from __future__ import annotations
+
+import pytest
+
+from ragqa.answer import Source
+from ragqa.citations import parse_markers, resolve_citations
+from ragqa.retrieve import Hit
+from tests.fakes import fake_sources as _sources
+
+
+@pytest.mark.parametrize("text,numbers", [
+    ("A [1].", [[1]]), ("A [1, 3].", [[1, 3]]), ("A [1][2].", [[1], [2]]), ("A [2-4].", [[2, 3, 4]]),
+    ("A [1; 2] and [3 and 4]", [[1, 2], [3, 4]]), ("no markers", []),
+])
+def test_parse_markers(text, numbers):
+    assert [n for _, n in parse_markers(text)] == numbers
+
+
+def test_resolve_drops_out_of_range_and_repeats():
+    text, cited, invalid, dropped = resolve_citations("X works [1][1]. Y holds [7]. Z too [2, 9].", _sources())
+    assert text == "X works [1]. Z too [2]."
+    assert cited == [1, 2] and invalid == ["[7]", "[2, 9]"] and dropped == ["Y holds."]
+
+
+def test_resolve_drops_uncited_sentences():
+    text, cited, _, dropped = resolve_citations("Intro without source. Real claim [3].", _sources())
+    assert text == "Real claim [3]." and cited == [3] and dropped == ["Intro without source."]
+
+
+def test_abbreviations_do_not_end_answer_sentences():
+    from ragqa.citations import split_answer_sentences
+
+    text = "Karvonen et al. evaluate SAEs on board games, e.g. chess [1]. Others use vision models, i.e. ViTs [2]."
+    assert split_answer_sentences(text) == ["Karvonen et al. evaluate SAEs on board games, e.g. chess [1].",
+                                            "Others use vision models, i.e. ViTs [2]."]
+
+
+def test_markers_used_as_nouns_get_the_papers_name():
+    from ragqa.citations import name_bare_markers
+
+    def source(n, **meta):
+        return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="", meta=meta), ("x",))
+    sources = [source(1, label="Sparse autoencoders (SAEs) are a recent…", venue="ICLR 2025", authors=""),
+               source(2, label="What latent features are encoded in…", authors="Adam Karvonen; Can Rager; Samuel Marks"),
+               source(3, label="CRATE-α", venue="NeurIPS 2024")]
+    assert (name_bare_markers("The papers on sparse autoencoders include [1], [2], and [3].", sources)
+            == "The papers on sparse autoencoders include an ICLR 2025 paper [1], Karvonen et al. [2], and CRATE-α [3].")
+    assert name_bare_markers("[3] scales it [3]. [2] shows it.", sources) == "CRATE-α [3] scales it [3]. Karvonen et al. [2] shows it."
+    assert name_bare_markers("DiffAug improves robustness [1]. It is cheap [1][2].", sources) == "DiffAug improves robustness [1]. It is cheap [1][2]."
+    assert name_bare_markers("相关工作包括[2]和[3]。", sources) == "相关工作包括Karvonen et al. [2]和CRATE-α [3]。"
+
+
+def test_uncited_sentence_supported_by_a_cited_source_gets_its_marker():
+    sources = _sources()
+    text = "Evidence sentence of paper two describes this. Unrelated claim about protein folding. Real claim [2]."
+    answer, cited, _, dropped = resolve_citations(text, sources)
+    assert answer == "Evidence sentence of paper two describes this [2]. Real claim [2]."
+    assert dropped == ["Unrelated claim about protein folding."]
+
+
+def test_a_sentence_that_names_a_paper_cites_it():
+    from ragqa.citations import cite_named
+
+    def source(n, label, evidence="x"):
+        return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="", meta={"label": label, "venue": "ICLR 2025"}), (evidence,))
+    sources = [source(1, "SILENCE", "SILENCE masks short-term details of speech for privacy."), source(2, "D4S"),
+               source(3, "We study the overfitting behavior of…")]
+    assert cite_named("SILENCE是一种轻量级的语音隐私保护方案。", sources) == "SILENCE是一种轻量级的语音隐私保护方案 [1]。"
+    assert cite_named("[D4S] 方法减少了编辑层的范数。", sources) == "D4S 方法减少了编辑层的范数 [2]。"
+    assert cite_named("KnoBo和D4S都有效。", sources) == "KnoBo和D4S都有效 [2]。"
+    # an untitled paper's opening words, a name inside a longer word, and a sentence with markers stay as they are
+    assert cite_named("We study the overfitting behavior of binary networks.", sources) == "We study the overfitting behavior of binary networks."
+    assert cite_named("SILENCED speech is hard.", sources) == "SILENCED speech is hard."
+    assert cite_named("D4S edits models [1].", sources) == "D4S edits models [1]."
+    answer, cited, _, dropped = resolve_citations(
+        "SILENCE masks short-term speech details for privacy. D4S cures protein folding forever.", sources)
+    assert answer == "SILENCE masks short-term speech details for privacy [1]." and cited == [1]
+    assert dropped == ["D4S cures protein folding forever [2]."]  # named, but not what its source says
+
+
+def test_markers_written_as_sentences_of_their_own_join_the_claim():
+    answer, cited, _, _ = resolve_citations("它提出了一种离散表示方法。[1]。[2]。", _sources())
+    assert answer == "它提出了一种离散表示方法 [1][2]。" and cited == [1, 2]
+    assert resolve_citations("它提出了一种离散表示方法。[1]。[1]。", _sources())[0] == "它提出了一种离散表示方法 [1]。"
+    assert resolve_citations("Evidence sentence 0 of paper 1 holds. [1]", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
+    assert resolve_citations("Evidence sentence 0 of paper 1 holds [1].", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
