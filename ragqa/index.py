@@ -402,10 +402,13 @@ class PaperIndex:
             written.update(batch_papers)
             new = [n for n in batch if n.id_ not in have]
             if new:
+                # shortest first: a batch of texts costs its longest one padded, so similar lengths batch together
+                texts = {n.id_: n.get_content(metadata_mode=MetadataMode.EMBED) for n in new}
+                new.sort(key=lambda n: len(texts[n.id_]))
                 step = max(16, self.settings.embed_batch_size * 4)
                 for i in range(0, len(new), step):
                     part = new[i:i + step]
-                    vectors = embedder.get_text_embedding_batch([n.get_content(metadata_mode=MetadataMode.EMBED) for n in part])
+                    vectors = embedder.get_text_embedding_batch([texts[n.id_] for n in part])
                     for node, vector in zip(part, vectors):
                         node.embedding = vector
                     bar.update(len(part))

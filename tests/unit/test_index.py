@@ -168,3 +168,30 @@ def test_same_id_in_another_library_with_another_title_is_kept(settings, tmp_pat
     other.write_text("\n".join(json.dumps({"id": f"p{i}", "title": f"Other {i}", "abstract": f"A different study {i} of proteins."}) for i in range(3)))
     result = pipeline.ingest(pipeline.load([other])[0], progress=False)
     assert result.replaced_papers == 0 and pipeline.index().stats()["papers"] == 6
+
+
+def test_ingest_embeds_similar_lengths_together_and_each_chunk_keeps_its_own_vector(settings):
+    """Texts reach the embedder shortest first within a write batch (less padding per batch); sorting must not
+    hand any chunk another chunk's vector."""
+    import numpy as np
+
+    from ragqa.hashing import HashingEmbedding
+    from ragqa.pipeline import Pipeline
+
+    calls: list[list[str]] = []
+
+    class Recording(HashingEmbedding):
+        def _get_text_embeddings(self, texts):
+            calls.append(list(texts))
+            return super()._get_text_embeddings(texts)
+
+    pipeline = Pipeline(settings, ingest_embedder=Recording(embed_batch_size=8))
+    pipeline.ingest(pipeline.load()[0], progress=False)
+    texts = [t for call in calls for t in call]
+    assert len(calls) > 1 and len(texts) == pipeline.index().count() < settings.write_batch_size  # one write batch
+    assert [len(t) for t in texts] == sorted(len(t) for t in texts)
+    got = pipeline.index().collection.get(include=["embeddings", "documents"])
+    plain = HashingEmbedding()
+    for doc, vector in zip(got["documents"], got["embeddings"]):
+        own = [t for t in texts if t.endswith(doc)]  # the embedded text: the chunk, after its title line
+        assert own and any(np.allclose(vector, plain.get_text_embedding(t), atol=1e-6) for t in own)
