@@ -5,7 +5,8 @@ hashing embedder (the embedding model is not what is measured), into a fresh emb
     .venv/bin/python -m evals.bench_scale --sizes 10000 100000 [--out evals/reports/scale.json]
 
 Per size: ingest throughput, cold start of `ragqa search` (a new process, to its first result), its peak
-memory, hybrid search p50/p95 without and with a venue filter (in one warm process), and store size.
+memory, hybrid search p50/p95 without and with a venue filter (in one warm process), the name check of questions
+that name a method (p50 and worst), and store size.
 `--server`: the same against a `chroma run` server started for it (its own store; catalog and lexical
 index in the work folder), as the served deployment uses it.
 """
@@ -27,6 +28,9 @@ CORPORA = ROOT.parent / "shared" / "data" / "corpora"
 QUESTIONS = ["sparse autoencoders for interpretability", "diffusion model sampling quality", "robust reinforcement learning",
              "graph neural networks for molecules", "federated learning with privacy", "in-context learning in transformers",
              "protein structure prediction", "contrastive learning for vision", "causal discovery from data", "LLM alignment"]
+# questions that name a method, for the name index's look-ups (names.py): mentioned, introduced, or in no paper
+NAMED = ["What reward model did InstructGPT use?", "Which paper introduced GPT-4?", "the LoRA paper",
+         "How does Stable Diffusion compare with ResNet-50 features?", "Is XyzNet-9 any good?"]
 
 
 def _sentences(text: str) -> list[str]:
@@ -72,6 +76,11 @@ for name, f in (("search", None), ("search_venue_filter", Filters(venue="ICML 20
         a = time.perf_counter(); p.search(q, f, k=10, translate=False); ts.append(time.perf_counter() - a)
     ts.sort()
     out[name + "_p50_ms"] = round(ts[len(ts) // 2] * 1000, 1); out[name + "_p95_ms"] = round(ts[int(len(ts) * 0.95) - 1] * 1000, 1)
+ts = []
+for q in {NAMED!r} * 3:
+    a = time.perf_counter(); p.searcher.missing_name(q); ts.append(time.perf_counter() - a)
+ts.sort()
+out["name_check_p50_ms"] = round(ts[len(ts) // 2] * 1000, 1); out["name_check_max_ms"] = round(ts[-1] * 1000, 1)
 print(json.dumps(out))
 """
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
