@@ -90,7 +90,8 @@ class Catalog:
         self._local = threading.local()
         with self._db() as db:
             db.executescript(_SCHEMA)
-            new = [t for t in ("names", "author_names") if not db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (t,)).fetchone()]
+            have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE name IN ('names', 'author_names')")}
+            new = [t for t in ("names", "author_names") if t not in have]
             db.executescript(_NAMES)
             for table in new:  # a catalog from before the name index: index the rows it already holds, once
                 db.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")

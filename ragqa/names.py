@@ -39,7 +39,8 @@ def _query(pieces: list[str], columns: str = "", plural: bool = True) -> str:
 
 
 class NameIndex:
-    """Name look-ups over a Catalog's full-text table; `surnames`: folded author surname -> papers (retrieve.py's view)."""
+    """Name look-ups over a Catalog's full-text tables. `surnames()` gives folded author surname -> papers (the
+    Searcher's view of them), for "the Bengio paper"."""
 
     def __init__(self, catalog, surnames):
         self.catalog, self._surnames = catalog, surnames

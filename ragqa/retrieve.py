@@ -418,7 +418,7 @@ class Searcher:
         """The name index (names.py): full-text look-ups on the catalog, written at ingest."""
         from .names import NameIndex
 
-        return NameIndex(self.index.catalog, lambda: self._papers_by_surname())
+        return NameIndex(self.index.catalog, self._papers_by_surname)
 
     def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
         words = {w.lower() for w in re.findall(r"[\w\-*α-ω]+", query)}
