@@ -68,6 +68,11 @@ def authors_of(meta: dict) -> list[str]:
     return [a.strip() for a in (meta.get("authors") or "").split("; ") if a.strip()]
 
 
+def libraries_of(meta: dict) -> list[str]:
+    """The libraries a flat record belongs to (joined with "; " like its authors)."""
+    return [name for name in (meta.get("libraries") or "").split("; ") if name]
+
+
 def paper_id_for(abstract: str) -> str:
     """Content hash of the normalised abstract: the same abstract anywhere is the same paper."""
     norm = unicodedata.normalize("NFKC", abstract).lower()

@@ -17,7 +17,7 @@ from llama_index.core.vector_stores import FilterOperator, MetadataFilter, Metad
 
 from .clean import CJK, method_name
 from .config import Settings
-from .corpus import authors_of
+from .corpus import authors_of, libraries_of
 from .errors import QueryError
 from .index import PaperIndex
 from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
@@ -254,7 +254,7 @@ class Searcher:
         if name == "status":
             return {pid for pid, m in metas if fold(m.get("status") or "") == needle}
         if name == "library":
-            return {pid for pid, m in metas if value in (m.get("libraries") or "").split("; ")}
+            return {pid for pid, m in metas if value in libraries_of(m)}
         if name == "topic":  # within the topic's text, or a phrase of its parts or keywords
             return {pid for pid, m in metas if needle in fold(m.get("topic") or "")} | self.topic_index().papers_of(value)
         by_name = self._papers_by_author()
@@ -287,7 +287,7 @@ class Searcher:
         return self._facet("topic index", TopicIndex)
 
     def libraries(self) -> list[str]:
-        return self._facet("library", lambda ms: sorted({name for m in ms.values() for name in (m.get("libraries") or "").split("; ") if name}))
+        return self._facet("library", lambda ms: sorted({name for m in ms.values() for name in libraries_of(m)}))
 
     def statuses(self) -> set[str]:
         return self._facet("status", lambda ms: {m["status"] for m in ms.values() if m.get("status")})

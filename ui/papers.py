@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import gradio as gr
 
+from ragqa.corpus import libraries_of
 from ragqa.errors import RagqaError
 from ragqa.retrieve import Filters
 from ui.choices import ANY, LIVE, chosen
@@ -57,8 +58,7 @@ def papers_table(pipeline, query: str = "", venue: str = ANY, author: str = "", 
         "Venue": Counter(m.get("venue") or "?" for m in select(replace(picked, venue=None))),
         "Year": Counter(str(m.get("year") or "?") for m in select(replace(picked, year=None))),
         "Status": Counter(m["status"] for m in select(replace(picked, status=None)) if m.get("status")),
-        "Library": Counter(name for m in select(replace(picked, library=None))
-                           for name in (m.get("libraries") or "").split("; ") if name),
+        "Library": Counter(name for m in select(replace(picked, library=None)) for name in libraries_of(m)),
         "Topic": Counter(m["topic"] for m in shown if m.get("topic")),
     }
     rows = sorted((paper_row(m) for m in shown), key=lambda r: (r[1], r[0]))
