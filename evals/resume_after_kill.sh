@@ -7,7 +7,7 @@ R="$(dirname "$0")/../.venv/bin/ragqa"
 start=$(date +%s)
 $R ingest --quiet /tmp/scale/corpus-100000.jsonl > /tmp/resume1.out 2>&1 &
 pid=$!
-sleep 300; kill -9 $pid; wait $pid; echo "first run killed after $(( $(date +%s) - start )) s (exit $?)"
+sleep 300; kill -9 $pid; wait $pid; rc=$?; echo "first run killed after $(( $(date +%s) - start )) s (exit $rc)"
 $R stats 2>&1 | head -5
 s2=$(date +%s)
 $R ingest --quiet /tmp/scale/corpus-100000.jsonl 2>&1 | tail -2
