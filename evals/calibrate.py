@@ -77,9 +77,9 @@ def _half(paper_id: str, fraction: float, seed: int) -> bool:
 
 
 def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int | None, progress: bool = True,
-          generated: tuple[dict, ...] = ()):
-    """Index bundled + a `fraction` of `corpus`; -> (pipeline, questions). `generated`: rows written by
-    `ragqa eval generate` (gold = the paper the LLM read): those of this corpus join, outside `limit`, as form
+          generated: tuple = ()):
+    """Index bundled + a `fraction` of `corpus`; -> (pipeline, questions). `generated`: questions written by
+    `ragqa eval generate` (read_generated; gold = the paper the LLM read): those of this corpus join, outside `limit`, as form
     "generated", answerable when their paper was indexed, near-misses when it was held out."""
     from ragqa.corpus import LoadReport, load_manifest, load_paths, merge_all
 
@@ -100,18 +100,17 @@ def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int
     questions = questions[:limit] if limit else questions
     indexed_ids, held_ids = {p.paper_id for p in indexed}, {p.paper_id for p in held}
     for g in generated:
-        pid = (g.get("gold") or [None])[0]
+        pid = g.gold[0] if g.gold else None
         if pid in indexed_ids or pid in held_ids:
-            questions.append(Question(f"gen-{g['id']}-{pid}", g["question"], "generated", (pid,) if pid in indexed_ids else None, pid))
+            questions.append(Question(f"gen-{g.id}-{pid}", g.question, "generated", (pid,) if pid in indexed_ids else None, pid))
     return pipeline, questions
 
 
-def read_generated(paths) -> tuple[dict, ...]:
-    """The rows of `ragqa eval generate` files (JSONL: question, gold)."""
-    rows = []
-    for path in paths or []:
-        rows += [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
-    return tuple(rows)
+def read_generated(paths) -> tuple:
+    """The questions of `ragqa eval generate` files, read and checked as any dataset (evals/dataset.py)."""
+    from .dataset import load_dataset
+
+    return tuple(q for path in paths or [] for q in load_dataset(path))
 
 
 def build_beir(pipeline_factory, folder: Path, fraction: float, seed: int, limit: int | None, progress: bool = True):

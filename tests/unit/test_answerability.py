@@ -166,7 +166,7 @@ def test_generated_questions_join_as_answerable_or_near_miss_by_where_their_pape
     held out, skipped when it is no paper of the corpus; outside --limit, form "generated"."""
     import json
 
-    from evals.calibrate import build
+    from evals.calibrate import build, read_generated
     from ragqa.pipeline import Pipeline
 
     corpus = tmp_path / "corpus.jsonl"
@@ -180,7 +180,9 @@ def test_generated_questions_join_as_answerable_or_near_miss_by_where_their_pape
     ids = [p.paper_id for p in load_paths([corpus])[0].papers]
     generated = [{"id": f"g{i}", "question": f"question about {i}?", "gold": [pid]} for i, pid in enumerate(ids)]
     generated.append({"id": "gx", "question": "about no paper here?", "gold": ["not-a-paper"]})
-    pipeline, questions = build(factory, corpus, 0.5, 0, limit=3, progress=False, generated=tuple(generated))
+    written = tmp_path / "generated.jsonl"
+    written.write_text("".join(json.dumps(g) + "\n" for g in generated), encoding="utf-8")
+    pipeline, questions = build(factory, corpus, 0.5, 0, limit=3, progress=False, generated=read_generated([written]))
     gen = [q for q in questions if q.form == "generated"]
     indexed = set(pipeline.searcher.paper_meta())
     assert len(questions) - len(gen) == 3 and len(gen) == len(ids)
