@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Resumability at scale (issue #17): a 100k ingest killed with SIGKILL after 300 s, then run again.
 # Needs the bench corpus: python -m evals.bench_scale --sizes 100000 --work /tmp/scale (writes corpus-100000.jsonl).
-# Kill a 100k ingest after 300 s (SIGKILL), run it again, then check counts and a search.
 export HF_HUB_OFFLINE=1 RAGQA_EMBED_MODEL=hash RAGQA_VECTORSTORE_DIR=/tmp/scale/resume-store RAGQA_DATA_DIR=/tmp/scale/no-data
 R="$(dirname "$0")/../.venv/bin/ragqa"
 start=$(date +%s)
