@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ragqa.clean import method_name
-from ragqa.answerability import FEATURES, MEASURED, Calibration, candidates_for, judge
+from ragqa.answerability import CONTEXT, FEATURES, KNOWN, MEASURED, Calibration, candidates_for, judge, with_context
 from ragqa.retrieve import search
 
 TEMPLATES = {
@@ -155,16 +155,20 @@ def featurise(pipeline, questions: list[Question], progress: bool = True) -> lis
 
 
 def _model_x(rows: list[dict]) -> None:
-    """Keep, in place, only the columns of FEATURES from rows that hold every MEASURED feature."""
-    cols = [MEASURED.index(f) for f in FEATURES]
+    """Keep, in place, only the columns of FEATURES from rows that hold every MEASURED feature (CONTEXT
+    columns are derived from a question's candidates, as at answer time)."""
     for r in rows:
         if r.get("features", MEASURED) != FEATURES:
-            r["x"] = [[v[i] for i in cols] for v in r["x"]]
+            cols = {f: [v[MEASURED.index(f)] for v in r["x"]] for f in MEASURED}
+            cols.update(with_context(cols) if r["x"] else {f: [] for f in CONTEXT})
+            r["x"] = [[cols[f][i] for f in FEATURES] for i in range(len(r["x"]))]
             r["features"] = FEATURES
 
 
 # the direction each feature may move P: closer, better covered, named -> up; further from the best -> down
-MONOTONE = {"cosine": 1, "closeness": 1, "coverage": 1, "gap": -1, "named": 1}
+# leading the other candidates by more -> up
+MONOTONE = {"cosine": 1, "closeness": 1, "coverage": 1, "gap": -1, "named": 1,
+            "lead": 1, "lead_closeness": 1, "lead_coverage": 1, "spread": 1}
 
 
 def _model(kind: str, seed: int):
@@ -287,7 +291,7 @@ def check_dataset(pipeline, calibration: Calibration, path: Path) -> dict:
 def _candidates(row: dict):
     from ragqa.answerability import Candidate
 
-    return [Candidate(pid, **dict(zip(FEATURES, vec)), **{f: 0.0 for f in MEASURED if f not in FEATURES})
+    return [Candidate(pid, **{**{f: 0.0 for f in KNOWN}, **dict(zip(FEATURES, vec))})
             for pid, vec in zip(row["ids"], row["x"])]
 
 

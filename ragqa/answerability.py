@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -24,7 +24,11 @@ from .errors import RagqaError
 # opposite to their meaning (collinear with coverage) and the held-out and transfer splits abstained less
 # on near-misses at the same false abstention (evals/reports/*calibration*), so they are left out
 FEATURES = ("cosine", "closeness", "coverage", "gap", "named")
+# per paper, as `ragqa eval calibrate` saves them
 MEASURED = ("cosine", "closeness", "coverage", "rarest", "unseen", "gap", "named")
+# per paper among the question's other candidates, derived from MEASURED (with_context)
+CONTEXT = ("lead", "lead_closeness", "lead_coverage", "spread")
+KNOWN = MEASURED + CONTEXT
 _TERM = re.compile(r"[a-z][a-z0-9\-]{2,}|\d+[a-z]+")
 # words that say what kind of question it is, not what it is about (form, not topic)
 _FORM_WORDS = {
@@ -82,9 +86,33 @@ class Candidate:
     unseen: float
     gap: float
     named: float
+    lead: float = 0.0
+    lead_closeness: float = 0.0
+    lead_coverage: float = 0.0
+    spread: float = 0.0
 
     def vector(self, features: tuple[str, ...] = FEATURES) -> list[float]:
         return [getattr(self, f) for f in features]
+
+
+def _lead(values: list[float]) -> list[float]:
+    """Each value minus the largest of the others (0 for a lone value): how far a paper stands out."""
+    if len(values) < 2:
+        return [0.0] * len(values)
+    order = sorted(range(len(values)), key=lambda i: -values[i])
+    first, second = values[order[0]], values[order[1]]
+    return [v - (second if i == order[0] else first) for i, v in enumerate(values)]
+
+
+def with_context(columns: dict[str, list[float]]) -> dict[str, list[float]]:
+    """Features of each candidate's standing among the question's candidates (query-performance
+    prediction): its lead over the best other paper by cosine, closeness and coverage, and the
+    question's spread (best cosine minus the mean of the top ten)."""
+    cos = columns["cosine"]
+    top = sorted(cos, reverse=True)[:10]
+    spread = (top[0] - sum(top) / len(top)) if top else 0.0
+    return {"lead": _lead(cos), "lead_closeness": _lead(columns["closeness"]),
+            "lead_coverage": _lead(columns["coverage"]), "spread": [spread] * len(cos)}
 
 
 def candidate_features(query: str, hits, closeness: dict[str, float], stats: TermStats) -> list[Candidate]:
@@ -108,12 +136,13 @@ def candidate_features(query: str, hits, closeness: dict[str, float], stats: Ter
             rarest=(sum(weights[t] for t in seen if t in have) / sum(weights[t] for t in seen)) if seen else 0.0,
             unseen=unseen, gap=best - cosine, named=named,
         ))
-    return out
+    context = with_context({f: [getattr(c, f) for c in out] for f in MEASURED})
+    return [replace(c, **{f: context[f][i] for f in CONTEXT}) for i, c in enumerate(out)]
 
 
 @dataclass(frozen=True)
 class Calibration:
-    """A fitted model over FEATURES (trees, or logistic weights) and its operating points, for one embedding model
+    """A fitted model over its `features` (names from KNOWN; trees, or logistic weights) and its operating points, for one embedding model
     (and LLM profile). `answer_threshold`: the best paper's P at or above which the question is
     answered; `list_threshold`: a paper joins a list answer at or above it."""
 
@@ -134,7 +163,7 @@ class Calibration:
     def probability(self, candidates: list[Candidate]) -> np.ndarray:
         if not candidates:
             return np.zeros(0)
-        x = np.array([c.vector() for c in candidates], dtype=float)
+        x = np.array([c.vector(self.features) for c in candidates], dtype=float)
         if self.trees:
             z = self.baseline + sum(_tree_value(tree, x) for tree in self._tree_arrays)
         else:
@@ -160,9 +189,13 @@ class Calibration:
         fields = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__}
         if not isinstance(fields.get("trees", ()), tuple) or not all(isinstance(t, dict) for t in fields.get("trees", ())):
             raise ValueError("trees must be a list of node tables")
-        if tuple(fields.get("features", ())) != FEATURES:
-            raise RagqaError(f"calibration features {fields.get('features')} differ from this version's {FEATURES}. "
+        if not fields.get("features") or not set(fields["features"]) <= set(KNOWN):
+            raise RagqaError(f"calibration features {fields.get('features')} are not all known to this version ({', '.join(KNOWN)}). "
                              "Run 'ragqa eval calibrate' again.")
+        width = len(fields["features"])
+        if (not fields.get("trees") and len(fields.get("coef", ())) != width) or \
+                any(f >= width for t in fields.get("trees", ()) for f in t["feature"]):
+            raise ValueError(f"the model's inputs do not match its {width} features")
         return cls(**fields)
 
 

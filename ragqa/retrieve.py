@@ -6,6 +6,7 @@ questions are translated by a caller-supplied function first. Answer generation 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -114,16 +115,23 @@ def _year_of(meta: dict) -> int | None:
     return int(meta["year"]) if meta.get("year") else None
 
 
+def name_key(text: str) -> str:
+    """How a method name is matched however it is typed: Unicode-folded (G²N² -> G2N2), markup and brackets
+    dropped (G$^2$N$^2$, G^2N^2 -> g2n2; SF(DA)$^2$ -> sfda2), lower-cased; letters, digits, -, * and Greek kept."""
+    return re.sub(r"[^\w\-*α-ω]|_", "", unicodedata.normalize("NFKC", text).lower())
+
+
 def _method_names(metas: dict[str, dict]) -> dict[str, list[str]]:
-    """Method names used as labels (DRAGON, JKOnet*) or opening a title ("DRAGON: ...") -> papers, for name look-ups."""
+    """Method names used as labels (DRAGON, JKOnet*) or opening a title ("DRAGON: ...") -> papers, for name
+    look-ups, keyed by name_key."""
     names: dict[str, list[str]] = {}
     for pid, meta in metas.items():
         label = meta.get("label") or ""
         if not meta.get("title") and 3 <= len(label) <= 30 and " " not in label and "…" not in label:
-            names.setdefault(label.lower(), []).append(pid)
+            names.setdefault(name_key(label), []).append(pid)
         name = method_name(meta.get("title"))
-        if name and " " not in name:
-            names.setdefault(name.lower(), []).append(pid)
+        if name and " " not in name and len(name_key(name)) >= 2:
+            names.setdefault(name_key(name), []).append(pid)
     return names
 
 
@@ -421,7 +429,8 @@ class Searcher:
         return NameIndex(self.index.catalog, self._papers_by_surname)
 
     def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
-        words = {w.lower() for w in re.findall(r"[\w\-*α-ω]+", query)}
+        # each word as typed (SF(DA)^2?) and each run of name characters in it (JKOnet*'s), by name_key
+        words = {name_key(w) for w in query.split()} | {name_key(w) for w in re.findall(r"[\w\-*α-ω]+", query)}
         found = [pid for name, pids in self._names.items() if name in words for pid in pids]
         return [p for p in found if allowed is None or p in allowed]
 

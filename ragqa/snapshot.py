@@ -12,7 +12,7 @@ import os
 import pickle
 from pathlib import Path
 
-VERSION = 1
+VERSION = 2  # 2: method names keyed by retrieve.name_key
 
 
 def path_for(catalog_path: Path) -> Path:

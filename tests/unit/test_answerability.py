@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
-from ragqa.answerability import FEATURES, Calibration, Candidate, TermStats, candidate_features, judge, load_calibration, terms
+from ragqa.answerability import (FEATURES, Calibration, Candidate, TermStats, candidate_features, judge, load_calibration,
+                                 terms, with_context)
 from ragqa.errors import RagqaError
 from ragqa.retrieve import Hit
 
@@ -54,11 +56,38 @@ def test_a_paper_the_question_names_makes_it_answerable_and_leads_the_list():
 def test_calibration_round_trips_and_rejects_other_features(tmp_path):
     cal = _calibration()
     assert Calibration.from_json(json.loads(json.dumps(cal.to_json()))) == cal
-    bad = cal.to_json() | {"features": ["cosine"]}
-    with pytest.raises(RagqaError, match="calibrate"):
-        Calibration.from_json(bad)
+    with pytest.raises(RagqaError, match="calibrate"):  # a feature this version does not measure
+        Calibration.from_json(cal.to_json() | {"features": list(FEATURES[:-1]) + ["bm25_rank"]})
+    with pytest.raises(ValueError, match="features"):  # weights for five inputs, one feature named
+        Calibration.from_json(cal.to_json() | {"features": ["cosine"]})
 
 
+def test_context_features_say_how_far_a_paper_leads_the_others():
+    cols = with_context({"cosine": [0.7, 0.5, 0.4], "closeness": [0.6, 0.65, 0.1], "coverage": [1.0, 0.5, 0.5]})
+    assert cols["lead"] == pytest.approx([0.2, -0.2, -0.3])  # the best leads the next; the others trail the best
+    assert cols["lead_closeness"] == pytest.approx([-0.05, 0.05, -0.55])
+    assert cols["lead_coverage"] == pytest.approx([0.5, -0.5, -0.5])
+    assert cols["spread"] == pytest.approx([0.7 - 1.6 / 3] * 3)
+    assert with_context({"cosine": [0.5], "closeness": [0.5], "coverage": [1.0]})["lead"] == [0.0]  # a lone paper leads nobody
+
+
+def test_candidate_features_carry_the_context_of_the_question():
+    hits = [Hit.of_paper("a", {"text": "sparse autoencoders"}, 0.7), Hit.of_paper("b", {"text": "autoencoders"}, 0.5)]
+    stats = TermStats({"a": {"text": "sparse autoencoders"}, "b": {"text": "autoencoders"}})
+    a, b = candidate_features("sparse autoencoders", hits, {}, stats)
+    assert a.lead == pytest.approx(0.2) and b.lead == pytest.approx(-0.2) and a.lead_coverage > 0 > b.lead_coverage
+
+
+def test_a_calibration_reads_the_features_it_names():
+    """A file fitted on other features (a context one first) takes those columns of each candidate, in its order."""
+    cal = Calibration(embed_model="test", features=("lead", "cosine"), mean=(0.0, 0.0), scale=(1.0, 1.0),
+                      coef=(40.0, 0.0), intercept=-1.0, answer_threshold=0.5, list_threshold=0.5)
+
+    def judged(cosines):
+        rows = [_row(str(i), c) for i, c in enumerate(cosines)]
+        cols = with_context({f: [getattr(r, f) for r in rows] for f in ("cosine", "closeness", "coverage")})
+        return judge(cal, [replace(r, **{k: v[i] for k, v in cols.items()}) for i, r in enumerate(rows)])
+    assert judged([0.6, 0.4]).answerable and not judged([0.6, 0.6]).answerable
 def test_missing_or_broken_calibration_file_is_one_clear_error(settings, tmp_path):
     with pytest.raises(RagqaError, match="No calibration file"):
         load_calibration(settings.model_copy(update={"calibration_file": tmp_path / "none.json"}), "x")

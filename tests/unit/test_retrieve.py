@@ -96,3 +96,27 @@ def test_missing_index_is_a_clear_error(settings):
 
     with pytest.raises(IndexMissingError, match="ragqa ingest"):
         Pipeline(settings).search("anything", translate=False)
+
+
+def test_a_method_name_with_markup_is_named_however_it_is_typed(settings, tmp_path):
+    """A title's G$^2$N$^2$ (shown as G^2N^2) is the paper a question names as G2N2, G^2N^2, G²N² or in brackets."""
+    import json
+
+    from ragqa.corpus import LoadReport, load_paths
+    from ragqa.pipeline import Pipeline
+    from ragqa.retrieve import name_key
+
+    path = tmp_path / "papers.jsonl"
+    rows = [{"id": "g", "title": "G$^2$N$^2$ : Weisfeiler and Lehman go grammatical", "venue": "ICLR 2024", "year": 2024,
+             "abstract": "We design graph networks from context-free grammars. They are as expressive as the 3-WL test."},
+            {"id": "s", "title": "SF(DA)$^2$: Source-free Domain Adaptation Through the Lens of Data Augmentation",
+             "abstract": "We adapt a source model without source data. Augmented views of target data guide the adaptation."}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    pipeline = Pipeline(settings)
+    pipeline.ingest(LoadReport(papers=load_paths([path])[0].papers), progress=False)
+    for question, title in (("What is G2N2 and what does it do?", "G$"), ("How does G^2N^2 work?", "G$"),
+                            ("what did the G²N² paper find", "G$"), ("Explain SF(DA)^2.", "SF("),
+                            ("What is SF(DA)$^2$ and what does it do?", "SF(")):
+        top = pipeline.search(question, k=3, translate=False).hits[0]
+        assert top.relevance == 1.0 and top.meta["title"].startswith(title), question
+    assert name_key("GNN") != name_key("G2N2") and name_key("(DRAGON),") == "dragon"
