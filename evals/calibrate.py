@@ -275,13 +275,18 @@ def evaluate(calibration: Calibration, rows: list[dict], scores: list[float] | N
     return out
 
 
-def check_dataset(pipeline, calibration: Calibration, path: Path) -> dict:
-    """The fitted model's decisions on a hand-written set over the bundled index (standalone
-    English questions only: Chinese ones need the LLM to translate, follow-ups to rewrite)."""
+def check_rows(pipeline, path: Path) -> list[dict]:
+    """A hand-written set's candidate rows over the bundled index (standalone English questions only: Chinese
+    ones need the LLM to translate, follow-ups to rewrite), as measured (all MEASURED features)."""
     from .dataset import load_dataset
 
     questions = [q for q in load_dataset(path) if not q.history and q.lang == "en"]
-    rows = featurise(pipeline, [Question(q.id, q.question, q.kind or q.type, tuple(q.gold) or None, q.id) for q in questions], progress=False)
+    return featurise(pipeline, [Question(q.id, q.question, q.kind or q.type, tuple(q.gold) or None, q.id) for q in questions], progress=False)
+
+
+def check_dataset(calibration: Calibration, rows: list[dict]) -> dict:
+    """The fitted model's decisions on a hand-written set's rows (check_rows)."""
+    rows = json.loads(json.dumps(rows))
     _model_x(rows)
     out = evaluate(calibration, rows)
     out.pop("_best")
@@ -379,8 +384,10 @@ def calibrate(args) -> Path:
         _model_x(trows)
         report[f"transfer:{transfer.name}"] = evaluate(calibration, trows)
         series[f"transfer: {transfer.stem}"] = ([r["gold"] is not None for r in trows], report[f"transfer:{transfer.name}"].pop("_best"))
-    for dataset in args.check or []:
-        report[f"check:{dataset.name}"] = check_dataset(factory(None), calibration, dataset)
+    for dataset in args.check or []:  # saved with the report, so a --rows refit reports them without the index
+        name = f"check-{dataset.name}"
+        transfer_rows[name] = cached.get(name) or check_rows(factory(None), dataset)
+        report[f"check:{dataset.name}"] = check_dataset(calibration, transfer_rows[name])
     out = args.out or base.calibration_dir / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', embed_name)}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")

@@ -5,6 +5,7 @@ separate answerable questions from near-misses better than the per-paper feature
 
     python -m evals.experiments.context_features <report folder> --checks evals/datasets/{seed_questions,answer_questions,heldout_mixed,heldout_near_miss}.jsonl
     python -m evals.experiments.context_features <report folder>
+    python -m evals.experiments.context_features <report folder> --oracle
 
 <report folder>: one written by `ragqa eval calibrate` (rows.jsonl, rows-iclr2024.jsonl); --checks adds the hand-written
 sets' candidate rows over the bundled index of Settings (check-*.jsonl) to it.
@@ -110,10 +111,33 @@ def featurise_checks(folder: Path, datasets) -> None:
         (folder / f"check-{Path(path).name}").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
+def oracle(folder: Path, feats) -> None:
+    """The best any answer point could do on the hand-written sets (deduplicated), fitted on the calibration split:
+    near-miss abstention at false abstention <= 0, 3, 5 and 8%."""
+    rows = [json.loads(line) for line in open(folder / "rows.jsonl")]
+    tr = [r for r in rows if not half(r["paper"], 0.3, 1) and r["x"]]
+    m = model(feats).fit(np.vstack([matrix(r, feats) for r in tr]), np.array([v for r in tr for v in r["y"]]))
+    seen, checks = set(), []
+    for path in sorted(folder.glob("*check-*.jsonl")):
+        for r in map(json.loads, open(path)):
+            if r["question"] not in seen:
+                seen.add(r["question"])
+                checks.append(r)
+    s, a = scores(m, checks, feats), np.array([r["gold"] is not None for r in checks])
+    print(f"{'+'.join(feats)}: {a.sum()} answerable, {(~a).sum()} unanswerable hand-written questions")
+    for fa in (0.0, 0.03, 0.05, 0.08):
+        thr = np.sort(s[a])[int(np.floor(fa * a.sum()))]
+        print(f"  false abstention <= {fa:.0%}: point {thr:.4f}, FA {((s < thr) & a).sum()}/{a.sum()}, near-miss {((s < thr) & ~a).sum()}/{(~a).sum()}")
+
+
 if __name__ == "__main__":
     folder = Path(sys.argv[1])
     if sys.argv[2:3] == ["--checks"]:
         featurise_checks(folder, sys.argv[3:])
+        sys.exit(0)
+    if sys.argv[2:3] == ["--oracle"]:
+        for feats in (BASE, BASE + ("lead", "lead_closeness", "lead_coverage")):
+            oracle(folder, feats)
         sys.exit(0)
     for feats in (BASE, BASE + ("lead",), BASE + ("lead", "lead_closeness", "lead_coverage"),
                   BASE + ("lead", "lead_closeness", "lead_coverage", "spread")):

@@ -218,3 +218,18 @@ def test_generated_questions_join_as_answerable_or_near_miss_by_where_their_pape
     assert {q.paper for q in gen} == set(ids)
     assert all((q.gold == (q.paper,)) == (q.paper in indexed) and (q.gold is None) == (q.paper not in indexed) for q in gen)
     assert any(q.gold is None for q in gen) and any(q.gold for q in gen)
+
+
+def test_a_check_set_is_scored_from_its_saved_rows_which_stay_as_measured(trees):
+    """`--check` rows are saved with the report as measured (every MEASURED feature), so a `--rows` refit scores them
+    without the bundled index; scoring leaves them as they were."""
+    from evals.calibrate import check_dataset
+    from ragqa.answerability import MEASURED
+
+    strong = dict(cosine=0.9, closeness=0.9, coverage=1.0, rarest=1.0, unseen=0.0, gap=0.0, named=0.0)
+    weak = dict(strong, cosine=0.1, closeness=0.1, coverage=0.0, gap=0.5)
+    rows = [{"id": "1", "ids": ["a"], "x": [[strong[f] for f in MEASURED]], "y": [1], "gold": ["a"], "gate": "", "form": "single"},
+            {"id": "2", "ids": ["b"], "x": [[weak[f] for f in MEASURED]], "y": [0], "gold": None, "gate": "", "form": "near-miss"}]
+    saved = json.loads(json.dumps(rows))
+    out = check_dataset(trees, rows)
+    assert out["false_abstention"] == "0/1" and out["near_miss_abstention"] == "1/1" and rows == saved
