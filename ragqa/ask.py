@@ -94,8 +94,8 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         if form == GROUP:
             yield from _group_answer(question, ranked, start, timings, finish, result, None, rule=result.filters)
             return
-        qvec = pipeline.embedder.get_query_embedding(result.query)
-        yield from _list_answer(pipeline, question, form, ranked, ranked, qvec, start, timings, finish, result, None,
+        # no subject to be close to ("What did X publish here?"): each line sums its paper up
+        yield from _list_answer(pipeline, question, form, ranked, ranked, None, start, timings, finish, result, None,
                                 filters=result.filters)
         return
     earlier = _earlier_hits(pipeline, result, cited_before)

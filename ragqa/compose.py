@@ -39,10 +39,14 @@ _OWN_WORK = re.compile(r"\b(?:we|our|this (?:paper|work|study))\b", re.I)
 
 def best_sentence(question_vec, sentences: list[str], vectors) -> str:
     """The abstract sentence closest to the question among those saying what the paper itself does
-    ("we ...", "this paper ..."), else among all; never an instruction-like sentence."""
+    ("we ...", "this paper ..."), else among all; never an instruction-like sentence. question_vec None (a
+    question with no subject: "What did X publish?"): the one closest to the abstract's centroid, which sums it up."""
     if not sentences:
         return ""
-    sims = np.asarray(vectors) @ np.asarray(question_vec) if len(vectors) else np.zeros(len(sentences))
+    vectors = np.asarray(vectors)
+    if question_vec is None and len(vectors) == len(sentences):
+        question_vec = vectors.mean(axis=0)
+    sims = vectors @ np.asarray(question_vec) if question_vec is not None and len(vectors) == len(sentences) else np.zeros(len(sentences))
     order = [i for i in np.argsort(-sims).tolist() if not is_instruction(sentences[i])]
     own = [i for i in order if _OWN_WORK.search(sentences[i])]
     return sentences[(own or order)[0]] if order else ""
@@ -50,7 +54,8 @@ def best_sentence(question_vec, sentences: list[str], vectors) -> str:
 
 def list_items(question: str, question_vec, sources: list[Source], cache) -> list[tuple[int, str, str]]:
     """(source number, one line, its quoted sentence) per source, in the given (ranked) order;
-    `cache` (evidence.SentenceCache) gives each paper's sentences and their vectors."""
+    `cache` (evidence.SentenceCache) gives each paper's sentences and their vectors; question_vec None when the
+    question names no subject (each paper's summing-up sentence, best_sentence)."""
     chinese = bool(CJK.search(question))
     items = []
     for s, (sentences, vectors) in zip(sources, cache.get([s.hit for s in sources])):

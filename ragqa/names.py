@@ -55,6 +55,11 @@ class NameIndex:
         query = _query(pieces)
         return bool(self.catalog.name_hits(query, 1) or self.catalog.author_name_hits(query, 1))
 
+    def mentioned_by(self, name: str, limit: int) -> int:
+        """How many indexed papers (at most `limit`) carry `name` in their label, title or text, as written (no plural)."""
+        pieces = parts(name)
+        return len({pid for pid, _ in self.catalog.name_hits(_query(pieces, plural=False), limit)}) if pieces else 0
+
     def introduces(self, name: str) -> bool:
         """Some indexed paper is labelled or titled with `name`, introduces it in its abstract ("we propose/
         introduce/call ... NAME" within one sentence), or has an author of that surname ("the Bengio paper")."""

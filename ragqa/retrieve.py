@@ -115,24 +115,42 @@ def _year_of(meta: dict) -> int | None:
     return int(meta["year"]) if meta.get("year") else None
 
 
-def name_key(text: str) -> str:
+def name_key(text: str, cased: bool = False) -> str:
     """How a method name is matched however it is typed: Unicode-folded (G²N² -> G2N2), markup and brackets
-    dropped (G$^2$N$^2$, G^2N^2 -> g2n2; SF(DA)$^2$ -> sfda2), lower-cased; letters, digits, -, * and Greek kept."""
-    return re.sub(r"[^\w\-*α-ω]|_", "", unicodedata.normalize("NFKC", text).lower())
+    dropped (G$^2$N$^2$, G^2N^2 -> g2n2; SF(DA)$^2$ -> sfda2), lower-cased unless `cased`; letters, digits, -, *, +
+    and Greek kept (LoRA+ is not LoRA)."""
+    folded = unicodedata.normalize("NFKC", text)
+    return re.sub(r"[^\w\-*+α-ωΑ-Ω]|_", "", folded if cased else folded.lower())
+
+
+# a name an abstract introduces, matched in any case when it holds one of these (JKOnet*, CRATE-α, HiBug2), else as written
+_UNWORDLIKE = re.compile(r"[\d*+α-ωΑ-Ω]")
 
 
 def _method_names(metas: dict[str, dict]) -> dict[str, list[str]]:
-    """Method names used as labels (DRAGON, JKOnet*) or opening a title ("DRAGON: ...") -> papers, for name
-    look-ups, keyed by name_key."""
+    """Method names -> papers, for name look-ups: a title's leading name ("DRAGON: ...") and an untitled paper's
+    label (DRAGON, JKOnet*), in any case (name_key); the name a titled paper's abstract introduces (its label: BOSS,
+    DFR-Det), under "~" + name_key when it holds a digit, star, plus or Greek letter, else under "=" + the name as
+    written (BOSS, TRACE and GMG are not boss, trace and gmg). The Searcher takes these last two only when the name
+    is the paper's own (few papers carry it: not DNA, GPT-4 or In-Context)."""
     names: dict[str, list[str]] = {}
     for pid, meta in metas.items():
         label = meta.get("label") or ""
-        if not meta.get("title") and 3 <= len(label) <= 30 and " " not in label and "…" not in label:
-            names.setdefault(name_key(label), []).append(pid)
+        if 3 <= len(label) <= 30 and " " not in label and "…" not in label:
+            if not meta.get("title"):
+                key = name_key(label)
+            else:
+                key = "~" + name_key(label) if _UNWORDLIKE.search(label) else "=" + name_key(label, cased=True)
+            names.setdefault(key, []).append(pid)
         name = method_name(meta.get("title"))
         if name and " " not in name and len(name_key(name)) >= 2:
             names.setdefault(name_key(name), []).append(pid)
-    return names
+    return {k: list(dict.fromkeys(v)) for k, v in names.items()}
+
+
+# at most this many indexed papers may carry a name an abstract introduces for it to name that paper (its own, and a
+# paper that cites or compares with it); a design choice, not fitted
+_OWN_NAME = 2
 
 
 class _ReadOnly(TransformComponent):
@@ -429,10 +447,16 @@ class Searcher:
         return NameIndex(self.index.catalog, self._papers_by_surname)
 
     def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
-        # each word as typed (SF(DA)^2?) and each run of name characters in it (JKOnet*'s), by name_key
-        words = {name_key(w) for w in query.split()} | {name_key(w) for w in re.findall(r"[\w\-*α-ω]+", query)}
-        found = [pid for name, pids in self._names.items() if name in words for pid in pids]
-        return [p for p in found if allowed is None or p in allowed]
+        """Papers whose method name the question uses (_method_names), each word taken as typed (SF(DA)^2?) and as
+        its runs of name characters (JKOnet*'s)."""
+        typed = query.split() + re.findall(r"[\w\-*+α-ωΑ-Ω]+", query)
+        keys = {name_key(w) for w in typed}
+        found = [pid for k in keys for pid in self._names.get(k, ())]
+        introduced = {(w, k) for w in typed for k in ("~" + name_key(w), "=" + name_key(w, cased=True)) if k in self._names}
+        for word, key in introduced:  # a name an abstract introduces counts when it is that paper's own
+            if self.names.mentioned_by(word, _OWN_NAME + 1) <= _OWN_NAME:
+                found += self._names[key]
+        return [p for p in dict.fromkeys(found) if allowed is None or p in allowed]
 
     def fuse(self, query: str, filters: Filters, k: int) -> list[NodeWithScore]:
         """Reciprocal-rank fusion at paper level; each paper keeps its best-ranked chunk."""

@@ -12,7 +12,7 @@ import os
 import pickle
 from pathlib import Path
 
-VERSION = 2  # 2: method names keyed by retrieve.name_key
+VERSION = 3  # 2: method names keyed by retrieve.name_key; 3: + names an abstract introduces
 
 
 def path_for(catalog_path: Path) -> Path:

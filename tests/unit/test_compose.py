@@ -62,6 +62,17 @@ def test_list_items_cite_each_paper_once_in_order():
     assert all("PWNED" not in line for _, line, _ in items)
 
 
+def test_a_question_with_no_subject_quotes_the_sentence_that_sums_each_paper_up():
+    """"What did X publish here?": no sentence is close to that, so each line quotes the one nearest its abstract's
+    centroid among those about the paper's own work, not the code-release line that a name question lands on."""
+    text = "Graphs are common. We propose GraphNet for molecules and proteins. We release code at github. We test GraphNet on proteins."
+    source = _source(1, title="GraphNet", label="GraphNet", text=text)
+    vectors = np.array([[0.0, 1.0, 0.0], [0.8, 0.0, 0.6], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    name_question = np.array([0.0, 0.0, 1.0])  # as close as it gets to the code line
+    assert "release code" in list_items("What did Ann publish?", name_question, [source], _Cache(vectors))[0][2]
+    assert list_items("What did Ann publish?", None, [source], _Cache(vectors))[0][2] == "We propose GraphNet for molecules and proteins."
+
+
 def test_lead_counts_and_speaks_the_question_language():
     assert lead("Which papers study graphs?", 1).startswith("1 indexed paper ")
     assert "showing 15 of 20" in lead("Which papers?", 15, 20)

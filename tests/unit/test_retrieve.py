@@ -120,3 +120,29 @@ def test_a_method_name_with_markup_is_named_however_it_is_typed(settings, tmp_pa
         top = pipeline.search(question, k=3, translate=False).hits[0]
         assert top.relevance == 1.0 and top.meta["title"].startswith(title), question
     assert name_key("GNN") != name_key("G2N2") and name_key("(DRAGON),") == "dragon"
+
+
+def test_a_name_an_abstract_introduces_names_its_paper_when_it_is_that_papers_own(settings, tmp_path):
+    """A titled paper's abstract introduces BOSS: "What is BOSS?" names it (answerable, first), as written; "boss" in
+    lower case does not, nor does a name that several papers carry (XNet below: the name of a whole field, not a paper's)."""
+    import json
+
+    from ragqa.corpus import LoadReport, load_paths
+    from ragqa.pipeline import Pipeline
+
+    rows = [{"id": "b", "title": "Balancing Feature Similarity and Label Variability for One-shot Subset Selection",
+             "abstract": "Subset selection picks training data. We propose BOSS, a one-shot subset selection method. It wins."},
+            {"id": "x0", "title": "A study of networks", "abstract": "We introduce XNet, a network for graphs. It is fast."}]
+    rows += [{"id": f"x{i}", "title": f"Another study {i}", "abstract": f"We compare with XNet on task {i}. Results vary."}
+             for i in (1, 2, 3)]
+    path = tmp_path / "papers.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    pipeline = Pipeline(settings)
+    pipeline.ingest(LoadReport(papers=load_paths([path])[0].papers), progress=False)
+    boss = next(pid for pid, m in pipeline.searcher.paper_meta().items() if m["label"] == "BOSS")
+
+    def named(question):
+        return [h.paper_id for h in pipeline.search(question, k=5, translate=False).hits if h.relevance == 1.0]
+    assert named("What is BOSS and how does it work?") == [boss] and named("How does (BOSS) select data?") == [boss]
+    assert named("how should a boss pick a subset?") == []
+    assert named("What is XNet?") == []  # four papers carry it
