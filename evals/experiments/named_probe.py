@@ -4,12 +4,22 @@ that paper first (issue #14: no false abstention on questions that name an index
 the answerability decision only, no LLM, over the index Settings point at (the bundled papers by default).
 
     python -m evals.experiments.named_probe
+    python -m evals.experiments.named_probe --calibration <calibrate report folder>   # same store as that run
+
+The second form counts the calibration questions that name a paper now and did not when the report's rows were
+measured (a named paper makes a question answerable): near-misses named by mistake, answerable ones named with their gold.
 
 Result on 2026-12-02 (bundled 95 papers, MiniLM): titles 0/89 failed; method names 17/175 failed at c8351b9
 (BOSS, GMG, CCE, DSD, DFR-Det, TRACE, Region-Aware, D4S: names an abstract introduces for a titled paper were not
-looked up), 0/175 at e2a2a55.
+looked up), 0/175 at e2a2a55. Calibration questions newly named (rows of a run at 47ee176): ICML 2024 9 answerable
+(their gold), 0 near-miss of 2,400; SciFact 2 near-miss claims of 809 (an indexed abstract introduces HGPS); ICLR
+2024 transfer 6 answerable method questions (their gold), 0 near-miss of 1,500.
 """
+import json
 import random
+import sys
+from collections import Counter
+from pathlib import Path
 
 from ragqa.answerability import assess
 from ragqa.clean import method_name
@@ -51,5 +61,28 @@ def main() -> None:
         print(f"{kind}: {failed}/{total} failed")
 
 
+def newly_named(folder: Path) -> None:
+    def read(name):
+        return [json.loads(line) for line in open(folder / name)]
+    rows = read("rows.jsonl")
+    for prefix, subset in (("calib-icml2024-50-0", [r for r in rows if r["form"] != "claim"]),
+                           ("calib-beir-scifact-50-0", [r for r in rows if r["form"] == "claim"]),
+                           ("calib-iclr2024-50-0", read("rows-iclr2024.jsonl"))):
+        searcher = Pipeline(Settings(collection_prefix=prefix)).searcher
+        searcher.refresh()
+        counts = Counter()
+        for r in subset:
+            if r["gate"]:
+                continue
+            before = {pid for pid, x in zip(r["ids"], r["x"]) if x[-1] >= 1.0}  # MEASURED ends with `named`
+            new = set(searcher._named_in(r["question"], None)) - before
+            if new:
+                counts["near-miss" if r["gold"] is None else "answerable, gold" if set(r["gold"]) & new else "answerable, other"] += 1
+        print(f"{prefix}: {dict(counts)} of {len(subset)} questions newly named")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--calibration"]:
+        newly_named(Path(sys.argv[2]))
+    else:
+        main()
