@@ -135,6 +135,12 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
     head = (f"共 {total} 篇已索引论文（{what}），按{ {'author': '作者', 'year': '年份', 'venue': '会议'}[key]}统计：" if zh else
             f"{total} indexed {'paper' if total == 1 else 'papers'} ({what}), by {key}:")
     lines = []
+    top = len(rows[0][1]) if rows else 0
+    tied = sum(1 for _, members in rows if len(members) == top)
+    if key != "year" and tied > 1:  # "who works most on X" when nobody stands out: say so, not only alphabetically
+        noun = {"author": ("authors", "位作者"), "venue": ("venues", "个会议")}.get(key, (f"{key}s", "组"))
+        head += (f"\n有 {tied} {noun[1]}并列最多，各 {top} 篇（按名称排序）。" if zh else
+                 f"\n{tied} {noun[0]} tie for the most, with {top} {'paper' if top == 1 else 'papers'} each (listed alphabetically).")
     for name, members in rows[:shown]:
         cites = "".join(f"[{s.n}]" for s in members[:6]) + ("…" if len(members) > 6 else "")
         lines.append(f"- {name}: {len(members)} {cites}")

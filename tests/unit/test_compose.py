@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ragqa.answer import Source
-from ragqa.compose import best_sentence, byline, display_name, extractive_answer, is_instruction, lead, list_items
+from ragqa.compose import (best_sentence, byline, display_name, extractive_answer, group_rows, group_text, is_instruction,
+                           lead, list_items)
 from ragqa.retrieve import Hit
 from tests.fakes import fake_sources as _sources
 
@@ -88,3 +89,14 @@ def test_best_sentence_prefers_what_the_paper_itself_does():
 def test_extractive_fallback_cites_each_top_paper():
     text, cited = extractive_answer(_sources(), "q?")
     assert cited == [1, 2, 3] and text.count('"Evidence sentence 0') == 3 and "[3]" in text
+
+
+def test_a_group_table_says_when_nobody_stands_out():
+    """"Who works most on X?" when every author has one paper: the answer says they tie, not just an alphabetical list."""
+    level = [_source(1, authors="Ann Basu; Bo Li"), _source(2, authors="Cy Wu")]
+    text = group_text("Who works most on graphs?", "author", group_rows(level, "author"), 2, None, "graphs")
+    assert "3 authors tie for the most, with 1 paper each" in text and "- Ann Basu: 1 [1]" in text
+    ahead = [_source(1, authors="Ann Basu; Bo Li"), _source(2, authors="Ann Basu")]
+    text = group_text("Who works most on graphs?", "author", group_rows(ahead, "author"), 2, None, "graphs")
+    assert "tie" not in text and text.split("\n")[1] == "- Ann Basu: 2 [1][2]"
+    assert "并列最多" in group_text("哪位作者的图论文最多？", "author", group_rows(level, "author"), 2, None, "graphs")
