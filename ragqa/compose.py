@@ -75,6 +75,8 @@ def lead(question: str, count: int, total_listed: int | None = None, filters=Non
     if filters is not None:
         rule = ", ".join(f"{k} = {v}" for k, v in filters.active().items())
         total = total_listed or count
+        if not total:
+            return f"没有已索引的论文符合 {rule}。" if zh else f"No indexed paper matches {rule}."
         if zh:
             return f"共 {total} 篇已索引论文符合 {rule}" + (f"（显示前 {count} 篇）" if total > count else "") + "："
         noun = "paper matches" if total == 1 else "papers match"
@@ -193,6 +195,9 @@ def abstain_text(result: SearchResult, settings: Settings) -> str:
         mentions = result.missing_verb == "mentions"
         text = (f"已索引的论文中没有{'提到' if mentions else '提出'} {name} 的论文。" if zh
                 else f"No indexed paper {'mentions' if mentions else 'introduces'} {name}, so they don't cover this question.")
+    elif not result.hits and result.filters.active():  # nothing passed the filters: say which, exactly
+        rule = ", ".join(f"{k} = {v}" for k, v in result.filters.active().items())
+        text = f"没有已索引的论文符合 {rule}。" if zh else f"No indexed paper matches {rule}."
     if near:
         names = ", ".join(f"{h.meta.get('label')} ({h.meta.get('venue') or '?'})" for h in near)
         text += (f" 最接近的论文：{names}。" if zh else f" Nearest papers, which may not answer it: {names}.")

@@ -74,6 +74,21 @@ def test_a_question_with_no_subject_quotes_the_sentence_that_sums_each_paper_up(
     assert list_items("What did Ann publish?", None, [source], _Cache(vectors))[0][2] == "We propose GraphNet for molecules and proteins."
 
 
+def test_filters_that_match_no_paper_are_named_in_the_answer():
+    """"How many ICML 2024 orals?" with none indexed, or a topic within such filters: say exactly which filters match nothing."""
+    from ragqa.compose import abstain_text
+    from ragqa.config import Settings
+    from ragqa.retrieve import Filters, SearchResult
+
+    rule = Filters(venue="ICML 2024", status="Oral")
+    assert lead("How many ICML 2024 orals are there?", 0, 0, rule) == "No indexed paper matches venue = ICML 2024, status = Oral."
+    assert lead("ICML 2024 有多少篇 oral 论文？", 0, 0, rule).startswith("没有已索引的论文符合")
+    empty = SearchResult(question="Which ICML 2024 orals study robustness?", query="robustness", filters=rule)
+    assert abstain_text(empty, Settings()) == "No indexed paper matches venue = ICML 2024, status = Oral."
+    unfiltered = SearchResult(question="Which papers study robustness?", query="robustness", filters=Filters())
+    assert abstain_text(unfiltered, Settings()) == "The indexed papers don't cover this question."
+
+
 def test_lead_counts_and_speaks_the_question_language():
     assert lead("Which papers study graphs?", 1).startswith("1 indexed paper ")
     assert "showing 15 of 20" in lead("Which papers?", 15, 20)
