@@ -10,7 +10,7 @@ from .answer import Citation, Source
 from .clean import CJK
 from .corpus import authors_of
 from .evidence import BEFORE_STOP, content_words
-from .guards import CITE_NAMED, CITE_SUPPORTED, NAME_SUBJECT, PROFILES, ModelProfile, name_subject
+from .guards import CITE_NAMED, CITE_SUPPORTED, NAME_SUBJECT, PROFILES, THIRD_PERSON, ModelProfile, name_subject, third_person
 from .naming import own_name, paper_name
 
 _MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
@@ -143,6 +143,11 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
                 if subject:
                     fired.append(NAME_SUBJECT)
                     cleaned = subject
+            if profile.on(THIRD_PERSON):
+                moved = third_person(cleaned)
+                if moved:
+                    fired.append(THIRD_PERSON)
+                    cleaned = moved
             kept.append(re.sub(r"(\])(?=\w)", r"\1 ", cleaned))
             for n in numbers_here:
                 if n not in cited:

@@ -1,7 +1,8 @@
 """Repairs of a model's draft answer, each a named guard that a model profile turns on or off.
 
 A small local model (the packaged 1.5B) writes "[1] shows ..." for a paper's name, names a paper
-without its marker, writes a sentence with no subject ("introduces low-rank adapters ... [1]."),
+without its marker, writes a sentence with no subject ("introduces low-rank adapters ... [1]."), copies an
+abstract's "we" as if the answer's author had written the paper,
 stops after one sentence that restates the topic, or refuses a question the answerability model
 accepted; a strong model mostly does not, and its refusal is worth trusting. Which guard fired is recorded in the
 Answer (`guards`), so evals and the UI trace show what was repaired. Citation checks that keep an
@@ -18,7 +19,8 @@ NAME_BARE_MARKERS = "name-bare-markers"  # "[1] shows ..." -> "DiffAug [1] shows
 NAME_SUBJECT = "name-subject"  # "introduces X [1]." -> "DiffAug introduces X [1]."
 REFUSAL_TO_QUOTES = "refusal-to-quotes"  # a refusal of an accepted question -> the quoted evidence
 QUOTE_TOP_UP = "quote-top-up"  # a one- or two-sentence answer gets its paper's own closest sentences, quoted
-GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP)
+THIRD_PERSON = "third-person"  # "we show ... [1]" copied from an abstract -> "the authors show ... [1]"
+GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, THIRD_PERSON)
 
 
 @dataclass(frozen=True)
@@ -61,3 +63,17 @@ def name_subject(sentence: str, name_of) -> str | None:
     numbers = [int(n) for n in re.findall(r"\[(\d+)\]", sentence)]
     name = name_of(numbers[0]) if numbers else None
     return f"{name} {stripped}" if name else None
+
+
+# the authors' first person, outside quotation marks: "We observe", "our method", "allows us", "我们"
+_FIRST_PERSON = {"we": "the authors", "We": "The authors", "our": "their", "Our": "Their", "us": "them", "我们": "作者"}
+_PRONOUN = re.compile(r"\b(?:[Ww]e|[Oo]ur|us)\b|我们")
+
+
+def third_person(sentence: str) -> str | None:
+    """The sentence with an abstract's first person ("we", "our", "us") put in the third person ("the authors",
+    "their", "them"), quoted spans left as they are; None when it has none. The citation says which paper's authors."""
+    parts = re.split(r"(\"[^\"]*\"|“[^”]*”)", sentence)
+    changed = [part if i % 2 else _PRONOUN.sub(lambda m: _FIRST_PERSON[m.group(0)], part) for i, part in enumerate(parts)]
+    out = "".join(changed)
+    return out if out != sentence else None

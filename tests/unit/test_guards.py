@@ -136,3 +136,28 @@ def test_untitled_papers_are_never_named_by_their_opening_words():
     for text in (quoted, topped):
         assert "Embedders play a central role in machine learning:" not in text and "central role in machine learning's" not in text
     assert "- A NeurIPS 2024 paper:" in quoted and "In a NeurIPS 2024 paper's words:" in topped
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("In this paper, we present a theoretical analysis [1].", "In this paper, the authors present a theoretical analysis [1]."),
+    ("We observe a double descent phenomenon [1].", "The authors observe a double descent phenomenon [1]."),
+    ("Our results allow us to scale [2].", "Their results allow them to scale [2]."),
+    ("我们提出了一种方法 [1]。", "作者提出了一种方法 [1]。"),
+    ('It is called "our method" in the abstract [1].', None),  # quoted: as written
+    ("Western models answer well [1].", None),  # no first person
+])
+def test_third_person_guard_turns_an_abstracts_we_into_its_authors(sentence, expected):
+    from ragqa.guards import third_person
+
+    assert third_person(sentence) == expected
+
+
+def test_third_person_guard_runs_in_the_small_profile_only():
+    from ragqa.guards import THIRD_PERSON
+
+    sources = [_source(1, "DiffAug", ["We augment training images with a single diffusion step."])]
+    fired = []
+    text, cited, _, _ = resolve_citations("We augment training images with a single diffusion step [1].", sources, PROFILES["small"], fired)
+    assert text.startswith("The authors augment") and cited == [1] and THIRD_PERSON in fired
+    text, _, _, _ = resolve_citations("We augment training images with a single diffusion step [1].", sources, PROFILES["strong"])
+    assert text.startswith("We augment")
