@@ -99,12 +99,12 @@ class SearchResult:
 class HybridRetriever(BaseRetriever):
     """llama-index retriever: one NodeWithScore per paper (its best chunk), RRF-fused score."""
 
-    def __init__(self, searcher: "Searcher", filters: Filters, k: int):
+    def __init__(self, searcher: "Searcher", filters: Filters, k: int, own_words: str = ""):
         super().__init__()
-        self._searcher, self._filters, self._k = searcher, filters, k
+        self._searcher, self._filters, self._k, self._own_words = searcher, filters, k, own_words
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return self._searcher.fuse(query_bundle.query_str, self._filters, self._k)
+        return self._searcher.fuse(query_bundle.query_str, self._filters, self._k, self._own_words)
 
 
 def _venue_of(meta: dict) -> str | None:
@@ -449,6 +449,7 @@ class Searcher:
     def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
         """Papers whose method name the question uses (_method_names), each word taken as typed (SF(DA)^2?) and as
         its runs of name characters (JKOnet*'s)."""
+        query = CJK.sub(" ", query)  # JKOnet*学到了什么 -> JKOnet*
         typed = query.split() + re.findall(r"[\w\-*+α-ωΑ-Ω]+", query)
         keys = {name_key(w) for w in typed}
         found = [pid for k in keys for pid in self._names.get(k, ())]
@@ -458,8 +459,9 @@ class Searcher:
                 found += self._names[key]
         return [p for p in dict.fromkeys(found) if allowed is None or p in allowed]
 
-    def fuse(self, query: str, filters: Filters, k: int) -> list[NodeWithScore]:
-        """Reciprocal-rank fusion at paper level; each paper keeps its best-ranked chunk."""
+    def fuse(self, query: str, filters: Filters, k: int, own_words: str = "") -> list[NodeWithScore]:
+        """Reciprocal-rank fusion at paper level; each paper keeps its best-ranked chunk. A paper named in the query,
+        or in `own_words` (the user's question before a translation or rewrite, which may drop a name's star), comes first."""
         self.refresh()
         allowed = self._allowed(filters)
         mode = self.settings.retrieval_mode
@@ -481,7 +483,7 @@ class Searcher:
                 scores[pid] = scores.get(pid, 0.0) + weight / (self.settings.rrf_k + rank + 1)
                 if pid not in best or rank < best[pid][0]:
                     best[pid] = (rank, hit)
-        for pid in self._named_in(query, allowed):  # the question names the paper: rank it first
+        for pid in dict.fromkeys(self._named_in(query, allowed) + (self._named_in(own_words, allowed) if own_words else [])):
             if pid not in best:
                 node = self.index.collection.get(ids=[f"{pid}:0"], include=["documents", "metadatas"])
                 best[pid] = (0, NodeWithScore(node=TextNode(id_=f"{pid}:0", text=node["documents"][0], metadata=node["metadatas"][0]), score=0.0))
@@ -569,7 +571,7 @@ def search(
                     topical = names_a_topic(query, [*spans, filters.topic])
         else:
             notes.append("Chinese question searched untranslated (no LLM available): results may be poor")
-    retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k)
+    retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k, own_words=question if query != question else "")
     records = searcher.paper_meta()
     hits = [
         Hit(paper_id=n.node.metadata["paper_id"], score=n.score or 0.0, relevance=n.node.metadata.pop("_relevance", None),

@@ -146,3 +146,13 @@ def test_a_name_an_abstract_introduces_names_its_paper_when_it_is_that_papers_ow
     assert named("What is BOSS and how does it work?") == [boss] and named("How does (BOSS) select data?") == [boss]
     assert named("how should a boss pick a subset?") == []
     assert named("What is XNet?") == []  # four papers carry it
+
+
+def test_a_name_in_the_users_own_words_counts_when_the_translation_drops_it(indexed):
+    """"JKOnet*学到了什么？" translated as "What did JKOnet learn?": the star is gone, the user's own JKOnet* still names it."""
+    from ragqa.retrieve import search
+
+    result = search(indexed.searcher, "JKOnet*学到了什么？", translate=lambda q: "What did JKOnet learn?")
+    assert result.hits[0].meta["label"] == "JKOnet*" and result.hits[0].relevance == 1.0
+    plain = search(indexed.searcher, "What did JKOnet learn?", translate=False)
+    assert not any(h.relevance == 1.0 for h in plain.hits)  # JKOnet alone is no paper's name
