@@ -4,6 +4,7 @@ that paper first (issue #14: no false abstention on questions that name an index
 the answerability decision only, no LLM, over the index Settings point at (the bundled papers by default).
 
     python -m evals.experiments.named_probe
+    python -m evals.experiments.named_probe --zh     # each method name asked in Chinese, translated by the LLM
     python -m evals.experiments.named_probe --calibration <calibrate report folder>   # same store as that run
 
 The second form counts the calibration questions that name a paper now and did not when the report's rows were
@@ -11,7 +12,8 @@ measured (a named paper makes a question answerable): near-misses named by mista
 
 Result on 2026-12-02 (bundled 95 papers, MiniLM): titles 0/89 failed; method names 17/175 failed at c8351b9
 (BOSS, GMG, CCE, DSD, DFR-Det, TRACE, Region-Aware, D4S: names an abstract introduces for a titled paper were not
-looked up), 0/175 at e2a2a55. Calibration questions newly named (rows of a run at 47ee176): ICML 2024 9 answerable
+looked up), 0/175 at e2a2a55. In Chinese (--zh, 35 names): 0/35 at the commit that also looks names up in the
+user's own words (the translation of "JKOnet*学到了什么？" had dropped the star). Calibration questions newly named (rows of a run at 47ee176): ICML 2024 9 answerable
 (their gold), 0 near-miss of 2,400; SciFact 2 near-miss claims of 809 (an indexed abstract introduces HGPS); ICLR
 2024 transfer 6 answerable method questions (their gold), 0 near-miss of 1,500.
 """
@@ -28,12 +30,13 @@ from ragqa.pipeline import Pipeline
 from ragqa.retrieve import search
 
 TITLE = ["What does the paper \"{t}\" find?", "Summarize {t}", "What is the main contribution of '{t}'?", "{t}"]
+METHOD_ZH = "{m}是什么方法？它解决了什么问题？"
 METHOD = ["What is {m} and how does it work?", "how does {m} work", "What did the {m} paper find?", "Explain {m}.",
           "{m}: what problem does it solve?"]
 
 
-def probe(pipeline, question: str, paper_id: str) -> str:
-    result = search(pipeline.searcher, question, k=pipeline.settings.judge_k, translate=False)
+def probe(pipeline, question: str, paper_id: str, translate=False) -> str:
+    result = search(pipeline.searcher, question, k=pipeline.settings.judge_k, translate=translate)
     if result.missing_name:
         return f"refused ({result.missing_name[0]})"
     _, judgement = assess(pipeline.searcher, result, pipeline.embedder.get_query_embedding(result.query), pipeline.calibration)
@@ -42,19 +45,21 @@ def probe(pipeline, question: str, paper_id: str) -> str:
     return "" if list(judgement.top(1)) == [paper_id] else "another paper first"
 
 
-def main() -> None:
+def main(chinese: bool = False) -> None:
     pipeline = Pipeline(Settings())
     rng = random.Random(0)
-    for kind in ("title", "method"):
+    for kind in ("method-zh",) if chinese else ("title", "method"):
         failed = total = 0
         for pid, meta in pipeline.searcher.paper_meta().items():
             label = meta.get("label") or ""
             name = method_name(meta.get("title")) or (label if label and " " not in label and "…" not in label else None)
-            questions = ([rng.choice(TITLE).format(t=meta["title"])] if meta.get("title") else []) if kind == "title" \
-                else [t.format(m=name) for t in METHOD] if name else []
+            if kind == "title":
+                questions = [rng.choice(TITLE).format(t=meta["title"])] if meta.get("title") else []
+            else:
+                questions = ([METHOD_ZH.format(m=name)] if chinese else [t.format(m=name) for t in METHOD]) if name else []
             for question in questions:
                 total += 1
-                verdict = probe(pipeline, question, pid)
+                verdict = probe(pipeline, question, pid, pipeline.translate if chinese else False)
                 if verdict:
                     failed += 1
                     print(f"{verdict}: {question}")
@@ -85,4 +90,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--calibration"]:
         newly_named(Path(sys.argv[2]))
     else:
-        main()
+        main(chinese=sys.argv[1:2] == ["--zh"])
