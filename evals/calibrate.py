@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ragqa.clean import method_name
-from ragqa.answerability import CONTEXT, FEATURES, KNOWN, MEASURED, Calibration, candidates_for, judge, with_context
+from ragqa.answerability import FEATURES, KNOWN, MEASURED, Calibration, candidates_for, judge, with_context
 from ragqa.retrieve import search
 
 TEMPLATES = {
@@ -160,7 +160,7 @@ def _model_x(rows: list[dict]) -> None:
     for r in rows:
         if r.get("features", MEASURED) != FEATURES:
             cols = {f: [v[MEASURED.index(f)] for v in r["x"]] for f in MEASURED}
-            cols.update(with_context(cols) if r["x"] else {f: [] for f in CONTEXT})
+            cols.update(with_context(cols))
             r["x"] = [[cols[f][i] for f in FEATURES] for i in range(len(r["x"]))]
             r["features"] = FEATURES
 

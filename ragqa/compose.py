@@ -68,15 +68,24 @@ def list_items(question: str, question_vec, sources: list[Source], cache) -> lis
     return items
 
 
+def rule_text(active: dict) -> str:
+    """Active filters as a reader sees them: "venue = ICML 2024, status = Oral"."""
+    return ", ".join(f"{k} = {v}" for k, v in active.items())
+
+
+def no_match_text(rule: str, zh) -> str:
+    return f"没有已索引的论文符合 {rule}。" if zh else f"No indexed paper matches {rule}."
+
+
 def lead(question: str, count: int, total_listed: int | None = None, filters=None, labelled: tuple[str, int] | None = None) -> str:
     """The sentence before a list: what was counted and how (a metadata filter, or relevance, plus
     `labelled`: the topic label or keyword the question names and how many papers carry it)."""
     zh = CJK.search(question)
     if filters is not None:
-        rule = ", ".join(f"{k} = {v}" for k, v in filters.active().items())
+        rule = rule_text(filters.active())
         total = total_listed or count
         if not total:
-            return f"没有已索引的论文符合 {rule}。" if zh else f"No indexed paper matches {rule}."
+            return no_match_text(rule, zh)
         if zh:
             return f"共 {total} 篇已索引论文符合 {rule}" + (f"（显示前 {count} 篇）" if total > count else "") + "："
         noun = "paper matches" if total == 1 else "papers match"
@@ -131,7 +140,7 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
     zh = CJK.search(question)
     if not total:
         return "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
-    what = (", ".join(f"{k} = {v}" for k, v in rule.items()) if rule else
+    what = (rule_text(rule) if rule else
             (f"与“{query}”相关的论文" + (f"或主题、关键词、标题含“{labelled}”的论文" if labelled else "") if zh else
              f"papers the retriever and answerability model match to \"{query}\"" + (f", or whose topic, keywords or title include \"{labelled}\"" if labelled else "")))
     head = (f"共 {total} 篇已索引论文（{what}），按{ {'author': '作者', 'year': '年份', 'venue': '会议'}[key]}统计：" if zh else
@@ -196,8 +205,7 @@ def abstain_text(result: SearchResult, settings: Settings) -> str:
         text = (f"已索引的论文中没有{'提到' if mentions else '提出'} {name} 的论文。" if zh
                 else f"No indexed paper {'mentions' if mentions else 'introduces'} {name}, so they don't cover this question.")
     elif not result.hits and result.filters.active():  # nothing passed the filters: say which, exactly
-        rule = ", ".join(f"{k} = {v}" for k, v in result.filters.active().items())
-        text = f"没有已索引的论文符合 {rule}。" if zh else f"No indexed paper matches {rule}."
+        text = no_match_text(rule_text(result.filters.active()), zh)
     if near:
         names = ", ".join(f"{h.meta.get('label')} ({h.meta.get('venue') or '?'})" for h in near)
         text += (f" 最接近的论文：{names}。" if zh else f" Nearest papers, which may not answer it: {names}.")

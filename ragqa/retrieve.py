@@ -453,8 +453,8 @@ class Searcher:
         typed = query.split() + re.findall(r"[\w\-*+α-ωΑ-Ω]+", query)
         keys = {name_key(w) for w in typed}
         found = [pid for k in keys for pid in self._names.get(k, ())]
-        introduced = {(w, k) for w in typed for k in ("~" + name_key(w), "=" + name_key(w, cased=True)) if k in self._names}
-        for word, key in introduced:  # a name an abstract introduces counts when it is that paper's own
+        introduced = {k: w for w in typed for k in ("~" + name_key(w), "=" + name_key(w, cased=True)) if k in self._names}
+        for key, word in introduced.items():  # a name an abstract introduces counts when it is that paper's own (one look-up a name)
             if self.names.mentioned_by(word, _OWN_NAME + 1) <= _OWN_NAME:
                 found += self._names[key]
         return [p for p in dict.fromkeys(found) if allowed is None or p in allowed]

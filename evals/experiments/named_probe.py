@@ -23,7 +23,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from ragqa.answerability import assess
+from ragqa.answerability import MEASURED, assess
 from ragqa.clean import method_name
 from ragqa.config import Settings
 from ragqa.pipeline import Pipeline
@@ -79,7 +79,7 @@ def newly_named(folder: Path) -> None:
         for r in subset:
             if r["gate"]:
                 continue
-            before = {pid for pid, x in zip(r["ids"], r["x"]) if x[-1] >= 1.0}  # MEASURED ends with `named`
+            before = {pid for pid, x in zip(r["ids"], r["x"]) if x[MEASURED.index("named")] >= 1.0}
             new = set(searcher._named_in(r["question"], None)) - before
             if new:
                 counts["near-miss" if r["gold"] is None else "answerable, gold" if set(r["gold"]) & new else "answerable, other"] += 1
