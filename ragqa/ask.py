@@ -131,14 +131,14 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     if result.rewritten and not CJK.search(question):
         asked = result.query
     text = ""
-    for chunk in llm.stream_chat(build_messages(asked, sources, settings)):
+    profile, fired = pipeline.profile, []
+    for chunk in llm.stream_chat(build_messages(asked, sources, settings, offer_refusal=profile.trusts_refusal)):
         if timings["first_token_s"] is None:
             timings["first_token_s"] = round(time.perf_counter() - start, 3)
         text += chunk.delta or ""
         yield Event("token", delta=chunk.delta or "")
     text = text.strip()
     refused = is_refusal(text)
-    profile, fired = pipeline.profile, []
     if refused and not profile.on(REFUSAL_TO_QUOTES):  # a capable model's refusal is trusted
         yield finish(Answer(question, abstain_text(result, settings), True, "abstain", "model refused", retrieved=result.hits,
                             form=form, judgement=judgement.as_json()))

@@ -46,9 +46,10 @@ def split_answer_sentences(text: str) -> list[str]:
 
 def supporting_source(sentence: str, sources: list[Source], allowed: set[int]) -> int | None:
     """The cited source whose label + evidence contain most of an uncited sentence's content
-    words (at least 60%), or None: then the sentence is unsupported."""
+    words (at least 60%), or None: then the sentence is unsupported. A sentence that is little more than
+    a paper's name ("Fine-Tuning Enhances Existing.." for a label cut short) claims nothing: None."""
     words = content_words(sentence)
-    if len(words) < 2:
+    if len(words - content_words(" ".join(s.hit.meta.get("label") or "" for s in sources))) < 2:
         return None
     best, score = None, 0.0
     for s in sources:

@@ -31,6 +31,11 @@ class ModelProfile:
     def on(self, guard: str) -> bool:
         return guard in self.guards
 
+    @property
+    def trusts_refusal(self) -> bool:
+        """A refusal of an accepted question abstains; else it is quoted, and the prompt offers none."""
+        return not self.on(REFUSAL_TO_QUOTES)
+
 
 PROFILES = {
     "small": ModelProfile("small", frozenset(GUARDS)),

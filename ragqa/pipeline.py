@@ -135,7 +135,7 @@ class Pipeline:
         self.calibration
         if len(self.searcher.paper_meta()) <= self.settings.warm_sentences_up_to:  # small collections: every sentence vector now
             self.searcher.sentences.get(self._all_hits())
-        self.llm(fast=fast).chat(build_messages("warm up", [], self.settings), max_tokens=1)
+        self.llm(fast=fast).chat(build_messages("warm up", [], self.settings, self.profile.trusts_refusal), max_tokens=1)
 
     def _all_hits(self):
         from .retrieve import Hit

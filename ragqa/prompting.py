@@ -33,14 +33,20 @@ def answer_language(question: str) -> str:
     return "Chinese (简体中文)" if CJK.search(question) else "English"
 
 
-def build_messages(question: str, sources: list[Source], settings: Settings) -> list[ChatMessage]:
-    """System + worked examples first (a fixed prefix the KV cache reuses), then the sources."""
-    system = render(settings.prompts_dir, "system", max_sentences=4, refusal=REFUSAL)
+def build_messages(question: str, sources: list[Source], settings: Settings,
+                   offer_refusal: bool = True) -> list[ChatMessage]:
+    """System + worked examples first (a fixed prefix the KV cache reuses), then the sources.
+    `offer_refusal=False` (a model profile whose refusal is not trusted) leaves the refusal rule and the
+    refusal examples out: the answerability model has accepted the question, so the model is asked to answer."""
+    rule = render(settings.prompts_dir, "refusal", refusal=REFUSAL) + "\n" if offer_refusal else ""
+    system = render(settings.prompts_dir, "system", max_sentences=4, refusal_rule=rule)
     messages = [ChatMessage(role=MessageRole.SYSTEM, content=system)]
     language = answer_language(question)
-    turns = example_turns(settings.prompts_dir, refusal=REFUSAL)
+    turns = example_turns(settings.prompts_dir)
+    if offer_refusal:
+        turns += example_turns(settings.prompts_dir, "examples_refusal", refusal=REFUSAL)
     if language != "English":  # last, so English prompts keep their cached prefix
-        turns += example_turns(settings.prompts_dir, "examples_zh", refusal=REFUSAL)
+        turns += example_turns(settings.prompts_dir, "examples_zh")
     for role, text in turns:
         messages.append(ChatMessage(role=MessageRole.USER if role == "user" else MessageRole.ASSISTANT, content=text))
     messages.append(ChatMessage(role=MessageRole.USER, content=render(

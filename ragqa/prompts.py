@@ -10,18 +10,20 @@ from .errors import PromptError
 
 # template name -> placeholders it must use (no more, no fewer)
 REQUIRED = {
-    "system": {"max_sentences", "refusal"},
+    "system": {"max_sentences", "refusal_rule"},
+    "refusal": {"refusal"},
     "qa": {"sources", "question", "language"},
     "source": {"n", "label", "venue", "evidence"},
-    "examples": {"refusal"},
-    "examples_zh": {"refusal"},
+    "examples": set(),
+    "examples_refusal": {"refusal"},
+    "examples_zh": set(),
     "condense": {"history", "question"},
     "translate": {"question"},
     "generate": {"abstract"},
 }
 
 
-OPTIONAL = {"examples", "examples_zh"}  # may use any subset of its placeholders
+OPTIONAL = {"examples", "examples_refusal", "examples_zh"}  # may use any subset of its placeholders
 
 
 @lru_cache(maxsize=64)

@@ -55,6 +55,16 @@ def test_cite_named_and_cite_supported_are_recorded():
     assert cited == [2] and text.count("[2]") == 2 and not dropped and fired == [CITE_NAMED, CITE_SUPPORTED]
 
 
+def test_a_sentence_that_only_names_a_paper_is_not_cited_to_it():
+    """The 1.5B writes a title cut short, as the prompt shows it, as a sentence of its own: it claims nothing."""
+    fired = []
+    long_title = _source(3, "Fine-Tuning Enhances Existing Mechanisms: A Case Study", ["Fine-tuning enhances entity tracking."])
+    text, cited, _, dropped = resolve_citations(
+        "Fine-tuning enhances entity tracking [3]. Fine-Tuning Enhances Existing..", SOURCES + [long_title], PROFILES["small"], fired)
+    assert cited == [3] and text == "Fine-tuning enhances entity tracking [3]." and dropped == ["Fine-Tuning Enhances Existing.."]
+    assert fired == []
+
+
 def test_without_cite_supported_an_uncited_sentence_is_dropped():
     from ragqa.guards import ModelProfile
 

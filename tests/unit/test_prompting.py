@@ -24,3 +24,18 @@ def test_a_chinese_question_gets_a_chinese_worked_example_after_the_english_pref
     assert [m.content for m in chinese[: len(english) - 1]] == [m.content for m in english[:-1]]  # same cached prefix
     assert "Chinese" in chinese[-3].content and "[1]。" in chinese[-2].content
     assert "Answer in Chinese" in chinese[-1].content and "Answer in English" in english[-1].content
+
+
+def test_a_profile_that_does_not_trust_refusals_is_not_offered_one(settings):
+    """The small model's refusal of an accepted question is quoted anyway (refusal-to-quotes), so its
+    prompt neither describes nor shows a refusal; a strong model's prompt does, and its refusal abstains."""
+    from ragqa.guards import PROFILES
+    from ragqa.prompting import REFUSAL
+
+    assert not PROFILES["small"].trusts_refusal and PROFILES["strong"].trusts_refusal
+    small = build_messages("Which paper introduces GraphMix?", _sources(), settings, offer_refusal=False)
+    strong = build_messages("Which paper introduces GraphMix?", _sources(), settings, offer_refusal=True)
+    assert not any(REFUSAL in m.content for m in small)
+    assert REFUSAL in strong[0].content and sum(m.content == REFUSAL for m in strong) >= 1
+    assert small[-1].content == strong[-1].content  # same sources and question
+    assert len(strong) > len(small)  # the refusal examples
