@@ -15,7 +15,7 @@ class Source:
     hit: Hit
     evidence: tuple[str, ...]
     closeness: float = 0.0  # best cosine of any of its sentences to the question
-    closest: tuple[str, ...] = ()  # its sentences ranked by closeness to the question, best first (what a quote uses)
+    closest: tuple[str, ...] = ()  # its sentences closest to the question, best first, its own part before its background (what a quote uses)
 
 
 @dataclass(frozen=True)

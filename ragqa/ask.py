@@ -145,7 +145,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         return
     # the answerability model has accepted the question: a refusal, like an answer with no supported
     # claim, becomes the quoted, cited evidence (the 1.5B's refusals carry little information: issue notes)
-    answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(text, sources, profile, fired)
+    answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(text, sources, profile, fired, asked)
     mode, why = "llm", ""
     if cited:
         if profile.on(NAME_BARE_MARKERS):

@@ -10,7 +10,8 @@ from .answer import Citation, Source
 from .clean import CJK
 from .corpus import authors_of
 from .evidence import BEFORE_STOP, content_words
-from .guards import CITE_NAMED, CITE_SUPPORTED, NAME_SUBJECT, PROFILES, THIRD_PERSON, ModelProfile, name_subject, third_person
+from .guards import (CITE_NAMED, CITE_SUPPORTED, ECHO, NAME_SUBJECT, PROFILES, THIRD_PERSON, ModelProfile, echoes, name_subject,
+                     third_person)
 from .naming import own_name, paper_name
 
 _MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
@@ -102,11 +103,12 @@ def cite_named(sentence: str, sources: list[Source]) -> str:
 
 
 def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | None = None,
-                      fired: list[str] | None = None) -> tuple[str, list[int], list[str], list[str]]:
+                      fired: list[str] | None = None, question: str = "") -> tuple[str, list[int], list[str], list[str]]:
     """-> (answer with only valid markers, cited numbers in order, invalid markers, dropped sentences).
     A sentence keeps its place only if it cites a numbered source, or (guards of the model profile,
     recorded in `fired`) names one (cite_named), or is found in the evidence of a source the answer
-    cites elsewhere (then that marker is added). A subjectless sentence gets its paper's name."""
+    cites elsewhere (then that marker is added). A subjectless sentence gets its paper's name; one that only
+    restates the `question` is dropped (guard echo)."""
     profile = profile or PROFILES["small"]
     fired = fired if fired is not None else []
     by_n = {s.n: s for s in sources}
@@ -135,6 +137,10 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
                          lambda m: " " + "".join(re.findall(r"\[\d+\]", m.group(1))) + ("。" if "。" in m.group(0) else "."), cleaned)
         cleaned = re.sub(r"(?:\[\d+\]\s*){2,}", lambda m: "".join(f"[{n}]" for n in dict.fromkeys(re.findall(r"\d+", m.group(0)))), cleaned)
         cleaned = re.sub(r"\s+(?=[.,;!?。])", "", cleaned).strip()
+        if profile.on(ECHO) and re.search(r"\w", cleaned) and echoes(cleaned, question):
+            fired.append(ECHO)
+            dropped.append(cleaned)
+            continue
         if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here]):
             dropped.append(cleaned)  # cites a source that does not contain what it claims
             continue

@@ -14,7 +14,7 @@ from .citations import split_answer_sentences
 from .clean import CJK
 from .config import Settings
 from .corpus import authors_of
-from .evidence import content_words
+from .evidence import content_words, own_part_first
 from .naming import own_name, paper_name
 from .retrieve import SearchResult
 from .untrusted import capped, is_instruction
@@ -34,12 +34,9 @@ def byline(meta: dict) -> str:
     return "; ".join(x for x in (meta.get("venue") or "", who) if x)
 
 
-_OWN_WORK = re.compile(r"\b(?:we|our|this (?:paper|work|study))\b", re.I)
-
-
 def best_sentence(question_vec, sentences: list[str], vectors) -> str:
     """The abstract sentence closest to the question among those saying what the paper itself does
-    ("we ...", "this paper ..."), else among all; never an instruction-like sentence. question_vec None (a
+    ("we ...", "this paper ..."), else among all, background last (own_part_first); never an instruction-like sentence. question_vec None (a
     question with no subject: "What did X publish?"): the one closest to the abstract's centroid, which sums it up."""
     if not sentences:
         return ""
@@ -47,9 +44,8 @@ def best_sentence(question_vec, sentences: list[str], vectors) -> str:
     if question_vec is None and len(vectors) == len(sentences):
         question_vec = vectors.mean(axis=0)
     sims = vectors @ np.asarray(question_vec) if question_vec is not None and len(vectors) == len(sentences) else np.zeros(len(sentences))
-    order = [i for i in np.argsort(-sims).tolist() if not is_instruction(sentences[i])]
-    own = [i for i in order if _OWN_WORK.search(sentences[i])]
-    return sentences[(own or order)[0]] if order else ""
+    order = own_part_first([i for i in np.argsort(-sims).tolist() if not is_instruction(sentences[i])], sentences)
+    return sentences[order[0]] if order else ""
 
 
 def list_items(question: str, question_vec, sources: list[Source], cache) -> list[tuple[int, str, str]]:

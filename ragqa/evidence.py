@@ -28,6 +28,19 @@ _STOP = {"this", "that", "with", "from", "their", "they", "which", "these", "tho
          "method", "approach", "also", "such", "into", "using", "used", "uses", "have", "been", "more", "than"}
 
 
+# a sentence in which the authors speak of their own work; what comes before the first one is background
+OWN_WORK = re.compile(r"\b(?:we|our|this (?:paper|work|study))\b", re.I)
+
+
+def own_part_first(order: list[int], sentences: list[str]) -> list[int]:
+    """Sentence indices in the given order regrouped: those where the authors speak of their work ("we ...",
+    "this paper ..."), then the rest of the paper's own part (after its first such sentence), then its
+    background ("Data valuation plays a crucial role in machine learning.")."""
+    start = next((i for i, x in enumerate(sentences) if OWN_WORK.search(x)), 0)
+    own = [i for i in order if OWN_WORK.search(sentences[i])]
+    return own + [i for i in order if i >= start and i not in own] + [i for i in order if i < start and i not in own]
+
+
 def split_sentences(text: str) -> list[str]:
     parts = re.split(rf"(?<=[.!?]){_AFTER_STOP}\s+(?=[A-Z0-9(\"'])", text.strip())
     return [p.strip() for p in parts if len(p.strip()) > 2]
@@ -93,7 +106,7 @@ def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings,
         order = ([intro] if intro is not None else []) + [i for i in ranked if i != intro]
         keep = sorted(order[: settings.evidence_sentences])
         sources.append(Source(n=n, hit=hit, evidence=tuple(sents[i] for i in keep), closeness=closeness,
-                              closest=tuple(sents[i] for i in ranked[:2])))
+                              closest=tuple(sents[i] for i in own_part_first(ranked, sents)[:4])))
     return sources
 
 

@@ -1,6 +1,7 @@
 """Repairs of a model's draft answer, each a named guard that a model profile turns on or off.
 
-A small local model (the packaged 1.5B) writes "[1] shows ..." for a paper's name, names a paper
+A small local model (the packaged 1.5B) turns a yes/no question into a cited claim in the question's own
+words, writes "[1] shows ..." for a paper's name, names a paper
 without its marker, writes a sentence with no subject ("introduces low-rank adapters ... [1]."), copies an
 abstract's "we" as if the answer's author had written the paper,
 stops after one sentence that restates the topic, or refuses a question the answerability model
@@ -20,7 +21,8 @@ NAME_SUBJECT = "name-subject"  # "introduces X [1]." -> "DiffAug introduces X [1
 REFUSAL_TO_QUOTES = "refusal-to-quotes"  # a refusal of an accepted question -> the quoted evidence
 QUOTE_TOP_UP = "quote-top-up"  # a one- or two-sentence answer gets its paper's own closest sentences, quoted
 THIRD_PERSON = "third-person"  # "we show ... [1]" copied from an abstract -> "the authors show ... [1]"
-GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, THIRD_PERSON)
+ECHO = "echo"  # a sentence that only restates the question ("Gradient rules select the best equilibrium [1].") is dropped
+GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, THIRD_PERSON, ECHO)
 
 
 @dataclass(frozen=True)
@@ -82,3 +84,16 @@ def third_person(sentence: str) -> str | None:
     changed = [part if i % 2 else _PRONOUN.sub(lambda m: _FIRST_PERSON[m.group(0)], part) for i, part in enumerate(parts)]
     out = "".join(changed)
     return out if out != sentence else None
+
+
+def echoes(sentence: str, question: str) -> bool:
+    """True when an English sentence says nothing the question did not: every content word it has is a word of
+    the question ("Yes, X does Y [1]." for "Does X do Y?"; a paper's name is a word of its own, the answer to "which
+    paper ..."). Its support is then only the question's own words in the abstract, so it is dropped; Chinese is
+    not compared word by word."""
+    from .clean import CJK
+    from .evidence import content_words
+
+    if not question or CJK.search(sentence) or CJK.search(question):
+        return False
+    return content_words(re.sub(r"\[[\d,;\s–-]+\]", " ", sentence)) <= content_words(question)

@@ -171,3 +171,33 @@ def test_third_person_guard_runs_in_the_small_profile_only():
     assert text.startswith("The authors augment") and cited == [1] and THIRD_PERSON in fired
     text, _, _, _ = resolve_citations("We augment training images with a single diffusion step [1].", sources, PROFILES["strong"])
     assert text.startswith("We augment")
+
+
+@pytest.mark.parametrize("sentence, question, echo", [
+    ("Gradient-style learning rules in potential games select the socially best equilibrium [1].",
+     "Do gradient-style learning rules in potential games select the socially best equilibrium?", True),
+    ("Yes, agents are evaluated on Atari games [1].", "agents evaluated on Atari games", True),
+    ("BlendRL agents are evaluated on Atari games [1].", "agents evaluated on Atari games", False),  # names the paper
+    ("Learning rules select the equilibrium with the lowest potential, not the best one [1].",
+     "Do gradient-style learning rules in potential games select the socially best equilibrium?", False),
+    ("它选择了社会最优均衡 [1]。", "梯度学习规则会选择社会最优均衡吗？", False),  # Chinese: not compared word by word
+    ("Anything at all [1].", "", False),  # no question given
+])
+def test_echo_is_a_sentence_with_no_word_beyond_the_question(sentence, question, echo):
+    from ragqa.guards import echoes
+
+    assert echoes(sentence, question) is echo
+
+
+def test_an_echo_of_the_question_is_dropped_and_recorded():
+    from ragqa.guards import ECHO
+
+    fired = []
+    question = "Does DiffAug augment training images?"
+    text, cited, _, dropped = resolve_citations(
+        "Yes, DiffAug does augment training images [2]. DiffAug augments training images with a single diffusion step [2].",
+        SOURCES, PROFILES["small"], fired, question)
+    assert text == "DiffAug augments training images with a single diffusion step [2]." and cited == [2]
+    assert dropped == ["Yes, DiffAug does augment training images [2]."] and fired == [ECHO]
+    strong = resolve_citations("Yes, DiffAug does augment training images [2].", SOURCES, PROFILES["strong"], [], question)
+    assert strong[1] == [2]  # a capable model's sentences are not judged by their words
