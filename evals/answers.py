@@ -108,20 +108,29 @@ def citations_supported(answer) -> bool | None:
     return True
 
 
-def key_facts(pipeline, q, n: int = 2) -> list[str]:
+def key_facts(pipeline, q, n: int = 2, own_part: bool = False) -> list[str]:
     """A question's key facts: the dataset's own, else the n sentences of its gold abstracts closest
-    to the question (MiniLM cosine): what a good answer should state."""
+    to the question (MiniLM cosine): what a good answer should state. `own_part`: closest among each paper's
+    own part first, its background last (evidence.own_part_first), a measure of what the paper itself does."""
     import numpy as np
 
-    from ragqa.evidence import split_sentences
+    from ragqa.evidence import OWN_WORK, split_sentences
 
     meta = pipeline.searcher.paper_meta()
-    sentences = [s for pid in q.gold if pid in meta for s in split_sentences(meta[pid].get("text") or "")]
+    sentences, rank = [], []  # rank: 0 the authors' "we ..." sentences, 1 the rest of their part, 2 background
+    for pid in q.gold:
+        sents = split_sentences((meta.get(pid) or {}).get("text") or "")
+        start = next((i for i, x in enumerate(sents) if OWN_WORK.search(x)), 0)
+        sentences += sents
+        rank += [0 if OWN_WORK.search(x) else 1 if i >= start else 2 for i, x in enumerate(sents)]
     if not sentences:
         return []
     embedder = pipeline.embedder
     sims = np.asarray(embedder.get_text_embedding_batch(sentences)) @ np.asarray(embedder.get_query_embedding(q.question))
-    return [sentences[i] for i in np.argsort(-sims)[:n]]
+    order = np.argsort(-sims).tolist()
+    if own_part:
+        order.sort(key=lambda i: rank[i])  # stable: by closeness within each group
+    return [sentences[i] for i in order[:n]]
 
 
 def prose(answer: str) -> str:
@@ -141,16 +150,24 @@ def fact_recall(answer: str, facts: list[str]) -> float:
     return round(sum(hits) / len(hits), 3) if hits else 0.0
 
 
-def rescore_facts(pipeline, questions: list[EvalQuestion], report: dict) -> dict:
+def rescore_facts(pipeline, questions: list[EvalQuestion], report: dict, own_part: bool = False) -> dict:
     """Fact recall of the answers stored in an earlier answer report (e.g. one committed before
-    this measure existed), by the same key facts and measure as run_answers."""
+    this measure existed), by the same measure as run_answers; `own_part` picks the key facts from each gold
+    paper's own part first (key_facts). All answered rows, explain answers, and explain answers' own prose."""
     by_id = {q.id: q for q in questions}
-    scores = []
+    every, explain, explain_prose = [], [], []
     for row in report["rows"]:
         q = by_id.get(row["id"])
         if q is None or not q.gold or row["abstained"]:
             continue
-        facts = list(getattr(q, "facts", ()) or key_facts(pipeline, q))
+        facts = list(getattr(q, "facts", ()) or key_facts(pipeline, q, own_part=own_part))
         if facts:
-            scores.append(fact_recall(row["answer"], facts))
-    return {"answered_rows": len(scores), "fact_recall": round(sum(scores) / len(scores), 3) if scores else None}
+            every.append(fact_recall(row["answer"], facts))
+            if row.get("form") == "explain":
+                explain.append(every[-1])
+                explain_prose.append(fact_recall(prose(row["answer"]), facts))
+
+    def mean(values):
+        return round(sum(values) / len(values), 3) if values else None
+    return {"answered_rows": len(every), "fact_recall": mean(every), "fact_recall_explain": mean(explain),
+            "fact_recall_explain_prose": mean(explain_prose), "own_part": own_part}

@@ -63,6 +63,8 @@ def add_eval_command(sub) -> None:
     f = ev.add_parser("facts", help="fact recall of the answers in an earlier answer report")
     f.add_argument("--dataset", type=Path, required=True)
     f.add_argument("--report", type=Path, required=True)
+    f.add_argument("--own-part", action="store_true",
+                   help="key facts from each gold paper's own part first (its 'we ...' sentences), background last")
 
     k = ev.add_parser("calibrate", help="fit the answerability model on questions built from a corpus (writes the calibration file)")
     k.add_argument("--corpus", type=Path, required=True, help="JSONL/CSV corpus: part is indexed, the rest makes near-miss questions")
@@ -167,7 +169,7 @@ def run(args) -> int:
         from .answers import rescore_facts
 
         report = json.loads(args.report.read_text(encoding="utf-8"))
-        print(json.dumps(rescore_facts(Pipeline(_settings()), load_dataset(args.dataset), report)))
+        print(json.dumps(rescore_facts(Pipeline(_settings()), load_dataset(args.dataset), report, args.own_part)))
         return 0
     if args.eval_command == "calibrate":
         from .calibrate import calibrate

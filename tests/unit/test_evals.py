@@ -151,3 +151,29 @@ def test_prose_fact_recall_leaves_quotes_out():
     facts = ["DRAGON learns a distribution over derivative orders."]
     quoted = 'It is a GNN [1].\n\nIn DRAGON\'s words: "DRAGON learns a distribution over derivative orders." [1]'
     assert fact_recall(quoted, facts) == 1.0 and fact_recall(prose(quoted), facts) == 0.0
+
+
+def test_own_part_key_facts_put_a_papers_background_last():
+    from types import SimpleNamespace
+
+    from evals.answers import key_facts
+
+    text = ("Data valuation plays a crucial role in machine learning. Shapley values are slow. "
+            "We propose GMV, a training-free valuation method. GMV is ten times faster than sampling.")
+    closeness = {"Data valuation plays a crucial role in machine learning.": 0.9, "Shapley values are slow.": 0.8,
+                 "We propose GMV, a training-free valuation method.": 0.5, "GMV is ten times faster than sampling.": 0.4}
+
+    class Embedder:
+        def get_text_embedding_batch(self, texts):
+            return [[closeness[t], 0.0] for t in texts]
+
+        def get_query_embedding(self, _):
+            return [1.0, 0.0]
+
+    pipeline = SimpleNamespace(searcher=SimpleNamespace(paper_meta=lambda: {"p1": {"text": text}}), embedder=Embedder())
+    q = SimpleNamespace(gold=["p1"], question="How is training data valued?")
+    assert key_facts(pipeline, q) == ["Data valuation plays a crucial role in machine learning.", "Shapley values are slow."]
+    assert key_facts(pipeline, q, own_part=True) == ["We propose GMV, a training-free valuation method.",
+                                                     "GMV is ten times faster than sampling."]
+    assert key_facts(pipeline, q, n=4, own_part=True)[2:] == ["Data valuation plays a crucial role in machine learning.",
+                                                              "Shapley values are slow."]
