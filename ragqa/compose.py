@@ -158,8 +158,8 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
 
 
 def extractive_answer(sources: list[Source], question: str, max_papers: int = 3) -> tuple[str, list[int]]:
-    """The honest fallback: what each top paper says closest to the question, quoted and cited: two
-    sentences of the best paper (in abstract order), one of each other (not the abstract's opener)."""
+    """The honest fallback: what each top paper says closest to the question, its own sentences before its
+    background (Source.closest), quoted and cited: two sentences of the best paper (in abstract order), one of each other."""
     lines, cited = [], []
     for rank, s in enumerate(sources[:max_papers]):
         picked = list(s.closest[: 2 if rank == 0 else 1] or s.evidence[:1])
