@@ -239,14 +239,22 @@ class Judgement:
     answerable: bool
     listed: tuple[str, ...]
     best: float
+    answering: tuple[str, ...] = ()  # papers at or above the answer point (or named): each would answer on its own
 
     def top(self, n: int) -> list[str]:
         """The first n listed papers, or the best paper alone when none reached the list point."""
         return list(self.listed[:n]) or [max(self.probabilities, key=self.probabilities.get)]
 
+    def explain(self, n: int) -> list[str]:
+        """The papers an explain answer is written from: the best, then up to n - 1 more that each clear the
+        answer point (a paper only on the list answered 3 of 631 calibration questions whose best paper did)."""
+        first = self.top(n)
+        return first[:1] + [pid for pid in first[1:] if pid in self.answering]
+
     def as_json(self) -> dict:
         return {"answerable": self.answerable, "best": round(self.best, 4),
-                "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()}, "listed": list(self.listed)}
+                "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()}, "listed": list(self.listed),
+                "answering": list(self.answering)}
 
 
 def judge(calibration: Calibration, candidates: list[Candidate]) -> Judgement:
@@ -259,7 +267,8 @@ def judge(calibration: Calibration, candidates: list[Candidate]) -> Judgement:
     named = [c.paper_id for c in candidates if c.named >= 1.0]
     ranked = sorted(probs.items(), key=lambda kv: (-(kv[0] in named), -kv[1]))
     listed = tuple(pid for pid, v in ranked if v >= calibration.list_threshold or pid in named)
-    return Judgement(probs, best >= calibration.answer_threshold or bool(named), listed, best)
+    answering = tuple(pid for pid, v in ranked if v >= calibration.answer_threshold or pid in named)
+    return Judgement(probs, best >= calibration.answer_threshold or bool(named), listed, best, answering)
 
 
 def candidates_for(searcher, result, question_vec, extra_hits=()) -> list[Candidate]:

@@ -40,7 +40,7 @@ def _earlier_papers(pipeline, history: list[str], filters: Filters | None, trans
         return []
     qvec = pipeline.embedder.get_query_embedding(previous.query)
     _, judgement = assess(pipeline.searcher, previous, qvec, pipeline.calibration)
-    return judgement.top(pipeline.settings.explain_papers) if judgement.answerable else []
+    return judgement.explain(pipeline.settings.explain_papers) if judgement.answerable else []
 
 
 def stream_answer(pipeline, question: str, filters: Filters | None = None, history: list[str] | None = None,
@@ -118,7 +118,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement,
                                 labelled=len(labelled))
         return
-    hits = ranked[: settings.explain_papers]
+    hits = [by_id[pid] for pid in judgement.explain(settings.explain_papers)]
     hits = hits[:1] + [h for h in earlier if h not in hits][:2] + hits[1:]  # earlier citations right after the best match
     sources = select_evidence(qvec, hits, pipeline.embedder, settings, result.query, cache=pipeline.searcher.sentences)
     sources = fit_budget(sources, settings)

@@ -38,6 +38,10 @@ def test_judge_answers_lists_and_abstains_at_the_operating_points():
     strong = judge(cal, [_row("a", 0.9, coverage=1, rarest=1), _row("b", 0.6), _row("c", 0.1, gap=0.8)])
     assert strong.answerable and strong.listed[0] == "a" and "c" not in strong.listed
     assert list(strong.listed) == sorted(strong.listed, key=lambda p: -strong.probabilities[p])
+    assert strong.answering == ("a", "b") and strong.explain(2) == ["a", "b"] and strong.explain(1) == ["a"]
+    only_listed = judge(cal, [_row("a", 0.9, coverage=1, rarest=1), _row("b", 0.42)])  # P(b) ~0.5: listed, not answering
+    assert cal.list_threshold <= only_listed.probabilities["b"] < cal.answer_threshold
+    assert only_listed.top(2) == ["a", "b"] and only_listed.explain(2) == ["a"]  # an explain answer's 2nd paper must answer
     weak = judge(cal, [_row("a", 0.2, coverage=0, rarest=0)])
     assert not weak.answerable and weak.best < cal.answer_threshold
     assert not judge(cal, []).answerable
