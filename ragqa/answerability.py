@@ -247,7 +247,8 @@ class Judgement:
 
     def explain(self, n: int) -> list[str]:
         """The papers an explain answer is written from: the best, then up to n - 1 more that each clear the
-        answer point (a paper only on the list answered 3 of 631 calibration questions whose best paper did)."""
+        answer point. On SciFact's human-labelled claims in the calibration run, a second paper between the list and
+        answer points answered 3 of 88 claims, one above the answer point 42 of 230 (README)."""
         first = self.top(n)
         return first[:1] + [pid for pid in first[1:] if pid in self.answering]
 
