@@ -176,6 +176,10 @@ def _labelled(pipeline, result: SearchResult) -> list[Hit]:
 
 
 def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> list[Hit]:
+    from .rewrite import leans_on_history
+
+    if not leans_on_history(result.question, result.query):  # a new subject: answered as a standalone question
+        return []
     have = {h.paper_id for h in result.hits}
     meta = pipeline.searcher.paper_meta()
     # relevance 1.0: the conversation names these papers ("it", "they"), as a question naming a method does

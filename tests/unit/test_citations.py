@@ -18,14 +18,14 @@ def test_parse_markers(text, numbers):
 
 
 def test_resolve_drops_out_of_range_and_repeats():
-    text, cited, invalid, dropped = resolve_citations("X works [1][1]. Y holds [7]. Z too [2, 9].", _sources())
-    assert text == "X works [1]. Z too [2]."
+    text, cited, invalid, dropped = resolve_citations("Evidence works [1][1]. Y holds [7]. Evidence too [2, 9].", _sources())
+    assert text == "Evidence works [1]. Evidence too [2]."
     assert cited == [1, 2] and invalid == ["[7]", "[2, 9]"] and dropped == ["Y holds."]
 
 
 def test_resolve_drops_uncited_sentences():
-    text, cited, _, dropped = resolve_citations("Intro without source. Real claim [3].", _sources())
-    assert text == "Real claim [3]." and cited == [3] and dropped == ["Intro without source."]
+    text, cited, _, dropped = resolve_citations("Intro without source. Evidence claim [3].", _sources())
+    assert text == "Evidence claim [3]." and cited == [3] and dropped == ["Intro without source."]
 
 
 def test_abbreviations_do_not_end_answer_sentences():
@@ -53,9 +53,9 @@ def test_markers_used_as_nouns_get_the_papers_name():
 
 def test_uncited_sentence_supported_by_a_cited_source_gets_its_marker():
     sources = _sources()
-    text = "Evidence sentence of paper two describes this. Unrelated claim about protein folding. Real claim [2]."
+    text = "Evidence sentence of paper two describes this. Unrelated claim about protein folding. Evidence claim [2]."
     answer, cited, _, dropped = resolve_citations(text, sources)
-    assert answer == "Evidence sentence of paper two describes this [2]. Real claim [2]."
+    assert answer == "Evidence sentence of paper two describes this [2]. Evidence claim [2]."
     assert dropped == ["Unrelated claim about protein folding."]
 
 
@@ -85,3 +85,17 @@ def test_markers_written_as_sentences_of_their_own_join_the_claim():
     assert resolve_citations("它提出了一种离散表示方法。[1]。[1]。", _sources())[0] == "它提出了一种离散表示方法 [1]。"
     assert resolve_citations("Evidence sentence 0 of paper 1 holds. [1]", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
     assert resolve_citations("Evidence sentence 0 of paper 1 holds [1].", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
+
+
+def test_a_short_cited_sentence_is_checked_too():
+    """'The 2022 World Cup was won by France [1].' has two content words, neither in its source: dropped."""
+    text, cited, _, dropped = resolve_citations("The 2022 World Cup was won by France [1]. Yes [1].", _sources())
+    assert dropped == ["The 2022 World Cup was won by France [1]."] and text == "Yes [1]." and cited == [1]
+
+
+def test_a_follow_up_leans_on_the_conversation_only_when_it_refers_back():
+    from ragqa.rewrite import leans_on_history
+
+    assert not leans_on_history("Who won the 2022 World Cup?", "Who won the 2022 World Cup?")
+    assert leans_on_history("What data were they evaluated on?", "What data were they evaluated on?")
+    assert leans_on_history("Which simulator?", "Which simulator was LeapAD tested in?")  # rewritten from the history
