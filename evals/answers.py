@@ -114,15 +114,14 @@ def key_facts(pipeline, q, n: int = 2, own_part: bool = False) -> list[str]:
     own part first, its background last (evidence.own_part_first), a measure of what the paper itself does."""
     import numpy as np
 
-    from ragqa.evidence import OWN_WORK, split_sentences
+    from ragqa.evidence import part_rank, split_sentences
 
     meta = pipeline.searcher.paper_meta()
-    sentences, rank = [], []  # rank: 0 the authors' "we ..." sentences, 1 the rest of their part, 2 background
+    sentences, rank = [], []  # rank: evidence.part_rank of each sentence within its own abstract
     for pid in q.gold:
         sents = split_sentences((meta.get(pid) or {}).get("text") or "")
-        start = next((i for i, x in enumerate(sents) if OWN_WORK.search(x)), 0)
         sentences += sents
-        rank += [0 if OWN_WORK.search(x) else 1 if i >= start else 2 for i, x in enumerate(sents)]
+        rank += part_rank(sents)
     if not sentences:
         return []
     embedder = pipeline.embedder

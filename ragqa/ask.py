@@ -20,7 +20,7 @@ from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from .intent import COUNT, GROUP, LIST, classify, group_key
 from .prompting import build_messages, is_refusal
 from .retrieve import Filters, Hit, SearchResult, require_question, search
-from .rewrite import condense_question
+from .rewrite import condense_question, leans_on_history
 
 
 @dataclass
@@ -176,8 +176,6 @@ def _labelled(pipeline, result: SearchResult) -> list[Hit]:
 
 
 def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> list[Hit]:
-    from .rewrite import leans_on_history
-
     if not leans_on_history(result.question, result.query):  # a new subject: answered as a standalone question
         return []
     have = {h.paper_id for h in result.hits}

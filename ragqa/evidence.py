@@ -32,13 +32,18 @@ _STOP = {"this", "that", "with", "from", "their", "they", "which", "these", "tho
 OWN_WORK = re.compile(r"\b(?:we|our|this (?:paper|work|study))\b", re.I)
 
 
-def own_part_first(order: list[int], sentences: list[str]) -> list[int]:
-    """Sentence indices in the given order regrouped: those where the authors speak of their work ("we ...",
-    "this paper ..."), then the rest of the paper's own part (after its first such sentence), then its
-    background ("Data valuation plays a crucial role in machine learning.")."""
+def part_rank(sentences: list[str]) -> list[int]:
+    """Per sentence of one abstract: 0 where the authors speak of their work ("we ...", "this paper ..."), 1 the
+    rest of the paper's own part (after its first such sentence), 2 its background (before it)."""
     start = next((i for i, x in enumerate(sentences) if OWN_WORK.search(x)), 0)
-    own = [i for i in order if OWN_WORK.search(sentences[i])]
-    return own + [i for i in order if i >= start and i not in own] + [i for i in order if i < start and i not in own]
+    return [0 if OWN_WORK.search(x) else 1 if i >= start else 2 for i, x in enumerate(sentences)]
+
+
+def own_part_first(order: list[int], sentences: list[str]) -> list[int]:
+    """Sentence indices in the given order regrouped by part_rank: the authors' own words, the rest of their
+    part, then background ("Data valuation plays a crucial role in machine learning.")."""
+    rank = part_rank(sentences)
+    return sorted(order, key=lambda i: rank[i])  # stable: the given order within each group
 
 
 def split_sentences(text: str) -> list[str]:
