@@ -6,7 +6,8 @@ hashing embedder (the embedding model is not what is measured), into a fresh emb
 
 Per size: ingest throughput, cold start of `ragqa search` (a new process, to its first result), its peak
 memory, hybrid search p50/p95 without and with a venue filter (in one warm process), the name check of questions
-that name a method (p50 and worst), and store size.
+that name a method (p50 and worst), the answerability features of a question's candidates (the first question,
+then p50) with the process's peak memory before and after them, and store size.
 `--server`: the same against a `chroma run` server started for it (its own store; catalog and lexical
 index in the work folder), as the served deployment uses it.
 """
@@ -81,6 +82,18 @@ for q in {NAMED!r} * 3:
     a = time.perf_counter(); p.searcher.missing_name(q); ts.append(time.perf_counter() - a)
 ts.sort()
 out["name_check_p50_ms"] = round(ts[len(ts) // 2] * 1000, 1); out["name_check_max_ms"] = round(ts[-1] * 1000, 1)
+import resource
+from ragqa.answerability import candidates_for
+out["search_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+ts = []
+for q in qs * 2:
+    r = p.search(q, k=p.settings.judge_k, translate=False)
+    qv = p.embedder.get_query_embedding(r.query)
+    a = time.perf_counter(); candidates_for(p.searcher, r, qv); ts.append(time.perf_counter() - a)
+out["features_first_ms"] = round(ts[0] * 1000, 1)
+ts = sorted(ts[1:])
+out["features_p50_ms"] = round(ts[len(ts) // 2] * 1000, 1)
+out["features_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 print(json.dumps(out))
 """
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -19,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import RagqaError
+from .terms import paper_terms, terms
 
 # the model's inputs. Candidate also measures `rarest` and `unseen`: fitted with them, both took the sign
 # opposite to their meaning (collinear with coverage) and the held-out and transfer splits abstained less
@@ -29,49 +32,42 @@ MEASURED = ("cosine", "closeness", "coverage", "rarest", "unseen", "gap", "named
 # per paper among the question's other candidates, derived from MEASURED (with_context)
 CONTEXT = ("lead", "lead_closeness", "lead_coverage", "spread")
 KNOWN = MEASURED + CONTEXT
-_TERM = re.compile(r"[a-z][a-z0-9\-]{2,}|\d+[a-z]+")
-# words that say what kind of question it is, not what it is about (form, not topic)
-_FORM_WORDS = {
-    "paper", "papers", "work", "works", "study", "studies", "studied", "research", "method", "methods", "approach",
-    "approaches", "propose", "proposes", "proposed", "introduce", "introduces", "introduced", "present", "presents",
-    "which", "what", "how", "does", "did", "are", "there", "any", "some", "show", "shows", "find", "found", "about",
-    "collection", "indexed", "use", "uses", "using", "used", "way", "ways", "new", "is", "the", "and", "for", "with",
-    "that", "this", "these", "their", "they", "them", "into", "from", "can", "could", "would", "should", "when", "why",
-    "who", "where", "whether", "than", "more", "most", "less", "has", "have", "had", "been", "being", "was", "were",
-    "its", "it's", "also", "only", "other", "such", "between", "without", "within", "over", "under", "our", "you",
-    "your", "one", "two", "get", "make", "makes", "making", "help", "helps", "know", "known", "tell", "me", "else",
-    "anything", "something", "look", "looking", "want", "need", "give", "list", "all", "each", "not", "but", "via",
-    "of", "to", "in", "on", "by", "as", "at", "or", "an", "a", "do", "be", "if", "so", "we", "i",
-}
-
-
-def terms(text: str) -> list[str]:
-    """Content terms of a text, lower-cased, light plural folding (models -> model)."""
-    out = []
-    for t in _TERM.findall(text.lower()):
-        if t in _FORM_WORDS:
-            continue
-        if len(t) > 4 and t.endswith("s") and not t.endswith("ss"):
-            t = t[:-1]
-        out.append(t)
-    return out
-
-
 class TermStats:
-    """Document frequencies of terms over the indexed papers (title + abstract), for IDF weights."""
+    """Document frequencies of terms over the indexed papers (title + label + abstract), for IDF weights.
+    `frequencies(terms) -> {term: df}` looks up only the terms a question asks about (the catalog's term table,
+    Catalog.term_frequencies); without it they are counted over `papers` in memory. A paper's own terms come
+    from its record when it is a candidate: nothing here holds a term set per indexed paper."""
 
-    def __init__(self, papers: dict[str, dict]):
+    _KEEP = 50_000  # candidate papers' term sets kept between questions
+
+    def __init__(self, papers: Mapping[str, dict], frequencies: Callable[[list[str]], dict[str, int]] | None = None):
+        self._papers = papers
         self.n = max(1, len(papers))
-        self.df: dict[str, int] = {}
-        self.paper_terms: dict[str, frozenset[str]] = {}
-        for pid, meta in papers.items():
-            words = frozenset(terms(f"{meta.get('title') or ''} {meta.get('label') or ''} {meta.get('text') or ''}"))
-            self.paper_terms[pid] = words
-            for w in words:
-                self.df[w] = self.df.get(w, 0) + 1
+        if frequencies is None:
+            counts = Counter(t for meta in papers.values() for t in paper_terms(meta))
+            frequencies = lambda ts: {t: counts[t] for t in ts if counts.get(t)}  # noqa: E731
+        self._frequencies = frequencies
+        self._df: dict[str, int] = {}
+        self._terms: dict[str, frozenset[str]] = {}
+
+    def df(self, terms: list[str]) -> dict[str, int]:
+        """term -> the number of indexed papers that have it, for the given terms that any paper has."""
+        todo = [t for t in dict.fromkeys(terms) if t not in self._df]
+        if todo:
+            found = self._frequencies(todo)
+            self._df.update({t: int(found.get(t, 0)) for t in todo})
+        return {t: self._df[t] for t in terms if self._df[t]}
 
     def idf(self, term: str) -> float:
-        return math.log((self.n + 1) / (self.df.get(term, 0) + 0.5))
+        return math.log((self.n + 1) / (self.df([term]).get(term, 0) + 0.5))
+
+    def terms_of(self, paper_id: str) -> frozenset[str]:
+        if paper_id not in self._terms:
+            if len(self._terms) >= self._KEEP:
+                self._terms.clear()
+            meta = self._papers.get(paper_id)
+            self._terms[paper_id] = paper_terms(meta) if meta else frozenset()
+        return self._terms[paper_id]
 
 
 @dataclass(frozen=True)
@@ -119,14 +115,15 @@ def candidate_features(query: str, hits, closeness: dict[str, float], stats: Ter
     """Features for each hit. `closeness`: paper id -> best cosine of one of its sentences to the
     question (papers without one get their chunk cosine)."""
     qterms = list(dict.fromkeys(terms(query)))
+    df = stats.df(qterms)
     weights = {t: stats.idf(t) for t in qterms}
     total = sum(weights.values()) or 1.0
-    unseen = sum(w for t, w in weights.items() if t not in stats.df) / total
-    seen = sorted((t for t in qterms if t in stats.df), key=lambda t: -weights[t])[:2]  # the question's rarest indexed terms
+    unseen = sum(w for t, w in weights.items() if t not in df) / total
+    seen = sorted((t for t in qterms if t in df), key=lambda t: -weights[t])[:2]  # the question's rarest indexed terms
     best = max((h.relevance for h in hits if h.relevance is not None and h.relevance < 1.0), default=0.0)
     out = []
     for h in hits:
-        have = stats.paper_terms.get(h.paper_id, frozenset())
+        have = stats.terms_of(h.paper_id)
         named = 1.0 if h.relevance is not None and h.relevance >= 1.0 else 0.0
         # a paper only BM25 found, or an earlier citation: its best sentence stands in for its chunk cosine
         cosine = best if named else (h.relevance if h.relevance is not None else closeness.get(h.paper_id, 0.0))

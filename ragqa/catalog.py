@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections import Counter
 from pathlib import Path
 
 from .corpus import Paper
 from .errors import IndexMissingError
+from .terms import paper_terms
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS papers (
@@ -59,6 +61,10 @@ CREATE TRIGGER IF NOT EXISTS author_names_delete AFTER DELETE ON authors BEGIN
     INSERT INTO author_names (author_names, rowid, name) VALUES ('delete', old.rowid, old.name);
 END;
 """
+# document frequency of each content term (terms.py) over the papers' title, label and text, kept in step by every
+# write, so a reader looks up the few terms a question has instead of counting terms over every paper at start
+_TERMS = "CREATE TABLE IF NOT EXISTS term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;"
+_TERMS_VERSION = 1  # bump when terms.py changes what a term is: the table is recounted on open
 _COLUMNS = ("paper_id", "label", "title", "venue", "year", "topic", "status", "track", "authors_truncated",
             "source_id", "sources", "extra", "abstract", "text", "n_chunks", "flags")
 _PAGE = 900  # below SQLite's default limit of host parameters
@@ -100,6 +106,33 @@ class Catalog:
             # rows from before libraries existed belong to the default one
             db.execute("INSERT OR IGNORE INTO libraries SELECT paper_id, ? FROM papers "
                        "WHERE paper_id NOT IN (SELECT paper_id FROM libraries)", (DEFAULT_LIBRARY,))
+            db.executescript(_TERMS)
+        self._count_terms()
+
+    def _count_terms(self) -> None:
+        """Count the term table from the rows, once: for a catalog from before it, or from another term definition."""
+        db = self._db()
+        if (db.execute("SELECT value FROM state WHERE key = 'terms'").fetchone() or (0,))[0] == _TERMS_VERSION:
+            return
+        db.execute("BEGIN IMMEDIATE")  # one process counts; another opening it meanwhile waits, then finds it done
+        try:
+            if (db.execute("SELECT value FROM state WHERE key = 'terms'").fetchone() or (0,))[0] != _TERMS_VERSION:
+                db.execute("DELETE FROM term_df")
+                _add_terms(db, _terms_of_rows(db.execute("SELECT label, title, text FROM papers")), +1)
+                db.execute("INSERT INTO state (key, value) VALUES ('terms', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           (_TERMS_VERSION,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def term_frequencies(self, terms: list[str]) -> dict[str, int]:
+        """term -> the number of papers whose title, label or text has it (terms.py), for those of `terms` any paper has."""
+        out: dict[str, int] = {}
+        for start in range(0, len(terms), _PAGE):
+            part = terms[start:start + _PAGE]
+            out.update(self._db().execute(f"SELECT term, df FROM term_df WHERE term IN ({', '.join('?' * len(part))})", part))
+        return out
 
     def _db(self) -> sqlite3.Connection:
         """One connection per thread (the UI answers on worker threads)."""
@@ -123,6 +156,8 @@ class Catalog:
         rows = [_row(p, n_chunks[p.paper_id]) for p in papers]
         updates = ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:])
         with self._db() as db:  # an upsert, not REPLACE: REPLACE deletes the row and cascades to its libraries
+            _add_terms(db, self._old_terms(db, [p.paper_id for p in papers]), -1)
+            _add_terms(db, _terms_of_rows((p.label, p.title, p.text) for p in papers), +1)
             db.executemany(f"INSERT INTO papers ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' * len(_COLUMNS))}) "
                            f"ON CONFLICT(paper_id) DO UPDATE SET {updates}", rows)
             ids = [(p.paper_id,) for p in papers]
@@ -178,6 +213,7 @@ class Catalog:
 
     def delete(self, paper_ids: list[str]) -> None:
         with self._db() as db:
+            _add_terms(db, self._old_terms(db, paper_ids), -1)
             db.executemany("DELETE FROM papers WHERE paper_id = ?", [(pid,) for pid in paper_ids])
             _touch(db)
 
@@ -220,6 +256,15 @@ class Catalog:
     def chunk_counts(self) -> dict[str, int]:
         return dict(self._db().execute("SELECT paper_id, n_chunks FROM papers").fetchall())
 
+    @staticmethod
+    def _old_terms(db: sqlite3.Connection, paper_ids: list[str]) -> Counter:
+        """The term counts of these papers' current rows (a write takes them out before putting the new ones in)."""
+        out: Counter = Counter()
+        for start in range(0, len(paper_ids), _PAGE):
+            part = paper_ids[start:start + _PAGE]
+            out += _terms_of_rows(db.execute(f"SELECT label, title, text FROM papers WHERE paper_id IN ({', '.join('?' * len(part))})", part))
+        return out
+
     def _select(self, where: str, params: list) -> dict[str, tuple[Paper, int]]:
         db = self._db()
         rows = db.execute(f"SELECT * FROM papers {where} ORDER BY rowid", params).fetchall()
@@ -231,6 +276,21 @@ class Catalog:
                                         "ORDER BY paper_id, position", part):
                 authors.setdefault(pid, []).append(name)
         return {r["paper_id"]: (_paper(r, authors.get(r["paper_id"], [])), r["n_chunks"]) for r in rows}
+
+
+def _terms_of_rows(rows) -> Counter:
+    """How many of these (label, title, text) rows have each term."""
+    return Counter(t for label, title, text in rows for t in paper_terms({"label": label, "title": title, "text": text}))
+
+
+def _add_terms(db: sqlite3.Connection, counts: Counter, sign: int) -> None:
+    """Add (+1) or take away (-1) these papers' term counts; a term no paper has any more leaves the table."""
+    if not counts:
+        return
+    db.executemany("INSERT INTO term_df (term, df) VALUES (?, ?) ON CONFLICT(term) DO UPDATE SET df = df + excluded.df",
+                   [(t, sign * n) for t, n in counts.items()])
+    if sign < 0:
+        db.executemany("DELETE FROM term_df WHERE term = ? AND df <= 0", [(t,) for t in counts])
 
 
 def _touch(db: sqlite3.Connection) -> None:

@@ -212,10 +212,11 @@ class Searcher:
         return self._meta
 
     def term_stats(self):
-        """Document frequencies over the indexed papers (answerability's lexical features)."""
+        """Document frequencies over the indexed papers (answerability's lexical features), looked up in the
+        catalog's term table per question, never counted over every paper in this process."""
         from .answerability import TermStats
 
-        return self._facet("term stats", TermStats)
+        return self._facet("term stats", lambda metas: TermStats(metas, self.index.catalog.term_frequencies))
 
     @property
     def sentences(self):

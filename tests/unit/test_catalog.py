@@ -154,3 +154,45 @@ def test_ingest_saves_a_lexical_index_that_readers_load_instead_of_reading_every
     indexed.ingest(indexed.load([_records(tmp_path / "more.jsonl", 2, start=50)])[0], progress=False)
     assert index.catalog.generation() == generation + 1 and index.lexical().generation == generation + 1
     assert "r50" in {index.papers()[h.paper_id]["source_id"] for h in reader.search("graph kernels proteins", k=5, translate=False).hits}
+
+
+def _paper(pid, text, title=None):
+    from ragqa.corpus import Paper
+
+    return Paper(paper_id=pid, abstract=text, text=text, label=title or text[:40], title=title, venue="ICML", year=2024)
+
+
+def test_the_term_table_counts_what_an_in_memory_count_of_the_records_counts(tmp_path):
+    """Readers look up a question's terms in the catalog instead of counting every paper's terms at start; the
+    table must hold the same document frequencies after inserts, an update that changes a paper's text, and a delete."""
+    from ragqa.answerability import TermStats
+    from ragqa.terms import terms
+
+    catalog = Catalog(tmp_path / "c.sqlite")
+    papers = [_paper("a", "Sparse autoencoders find features in transformers.", "Sparse Autoencoders"),
+              _paper("b", "Graph kernels for proteins and molecules."),
+              _paper("c", "Transformers learn graph algorithms in context.", "Graph Transformers")]
+    catalog.upsert(papers, {p.paper_id: 1 for p in papers})
+    catalog.upsert([_paper("b", "Diffusion models for protein design.")], {"b": 1})  # b's old terms must leave
+    catalog.delete(["c"])
+    records = {pid: paper_metadata(p) for pid, (p, _) in catalog.all().items()}
+    words = sorted({t for m in records.values() for t in terms(f"{m['title']} {m['label']} {m['text']}")} | {"graph", "kernel", "quokka"})
+    expected = TermStats(records).df(words)
+    assert catalog.term_frequencies(words) == expected
+    assert expected["transformer"] == 1 and "kernel" not in expected and expected["diffusion"] == 1  # c gone, b rewritten
+    # a reader's stats over the table score a candidate exactly as the in-memory ones
+    from_table = TermStats(records, catalog.term_frequencies)
+    assert [from_table.idf(w) for w in words] == [TermStats(records).idf(w) for w in words]
+    assert from_table.terms_of("a") == TermStats(records).terms_of("a") and from_table.terms_of("zzz") == frozenset()
+
+
+def test_a_catalog_from_before_the_term_table_counts_it_once_on_open(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "c.sqlite"
+    catalog = Catalog(path)
+    catalog.upsert([_paper("a", "Sparse autoencoders at scale.")], {"a": 1})
+    with sqlite3.connect(path) as db:  # as a catalog written by the version before the table
+        db.execute("DROP TABLE term_df")
+        db.execute("DELETE FROM state WHERE key = 'terms'")
+    assert Catalog(path).term_frequencies(["sparse", "autoencoder", "scale"]) == {"sparse": 1, "autoencoder": 1, "scale": 1}

@@ -1,0 +1,39 @@
+"""The content terms of a text (answerability's lexical features): lower-cased words of three or more characters
+and number-unit tokens, less the words that say what kind of question it is rather than what it is about,
+with light plural folding. One definition for the question side (answerability.py) and the collection side
+(the catalog's term table)."""
+from __future__ import annotations
+
+import re
+
+_TERM = re.compile(r"[a-z][a-z0-9\-]{2,}|\d+[a-z]+")
+# words that say what kind of question it is, not what it is about (form, not topic)
+_FORM_WORDS = {
+    "paper", "papers", "work", "works", "study", "studies", "studied", "research", "method", "methods", "approach",
+    "approaches", "propose", "proposes", "proposed", "introduce", "introduces", "introduced", "present", "presents",
+    "which", "what", "how", "does", "did", "are", "there", "any", "some", "show", "shows", "find", "found", "about",
+    "collection", "indexed", "use", "uses", "using", "used", "way", "ways", "new", "is", "the", "and", "for", "with",
+    "that", "this", "these", "their", "they", "them", "into", "from", "can", "could", "would", "should", "when", "why",
+    "who", "where", "whether", "than", "more", "most", "less", "has", "have", "had", "been", "being", "was", "were",
+    "its", "it's", "also", "only", "other", "such", "between", "without", "within", "over", "under", "our", "you",
+    "your", "one", "two", "get", "make", "makes", "making", "help", "helps", "know", "known", "tell", "me", "else",
+    "anything", "something", "look", "looking", "want", "need", "give", "list", "all", "each", "not", "but", "via",
+    "of", "to", "in", "on", "by", "as", "at", "or", "an", "a", "do", "be", "if", "so", "we", "i",
+}
+
+
+def terms(text: str) -> list[str]:
+    """Content terms of a text, lower-cased, light plural folding (models -> model)."""
+    out = []
+    for t in _TERM.findall(text.lower()):
+        if t in _FORM_WORDS:
+            continue
+        if len(t) > 4 and t.endswith("s") and not t.endswith("ss"):
+            t = t[:-1]
+        out.append(t)
+    return out
+
+
+def paper_terms(meta: dict) -> frozenset[str]:
+    """A paper's terms: its title, display label and text, as the catalog and a record both hold them."""
+    return frozenset(terms(f"{meta.get('title') or ''} {meta.get('label') or ''} {meta.get('text') or ''}"))
