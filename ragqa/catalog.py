@@ -195,12 +195,31 @@ class Catalog:
         """library -> papers in it."""
         return dict(self._db().execute("SELECT library, COUNT(*) FROM libraries GROUP BY library ORDER BY library"))
 
-    def library_of(self) -> dict[str, list[str]]:
-        """paper_id -> the libraries holding it."""
+    def library_of(self, paper_ids: list[str] | None = None) -> dict[str, list[str]]:
+        """paper_id -> the libraries holding it (of every paper, or of these)."""
         out: dict[str, list[str]] = {}
-        for pid, name in self._db().execute("SELECT paper_id, library FROM libraries ORDER BY library"):
-            out.setdefault(pid, []).append(name)
+        for where, params in self._pages(paper_ids):
+            for pid, name in self._db().execute(f"SELECT paper_id, library FROM libraries {where} ORDER BY library", params):
+                out.setdefault(pid, []).append(name)
         return out
+
+    def in_library(self, library: str) -> set[str]:
+        return {r[0] for r in self._db().execute("SELECT paper_id FROM libraries WHERE library = ?", (library,))}
+
+    def ids(self):
+        """Every paper_id, in insertion order, streamed."""
+        for row in self._db().execute("SELECT paper_id FROM papers ORDER BY rowid"):
+            yield row[0]
+
+    @staticmethod
+    def _pages(paper_ids: list[str] | None):
+        """(WHERE clause, parameters) per page of ids; one empty clause for all papers."""
+        if paper_ids is None:
+            yield "", []
+            return
+        for start in range(0, len(paper_ids), _PAGE):
+            part = paper_ids[start:start + _PAGE]
+            yield f"WHERE paper_id IN ({', '.join('?' * len(part))})", part
 
     def leave_library(self, library: str) -> list[str]:
         """Take every paper out of `library`; -> the papers now in no library (to be removed)."""
@@ -249,9 +268,12 @@ class Catalog:
     def all(self) -> dict[str, tuple[Paper, int]]:
         return self._select("", [])
 
-    def flagged(self) -> dict[str, str]:
-        """paper_id -> flags, for papers with any (see untrusted.py)."""
-        return dict(self._db().execute("SELECT paper_id, flags FROM papers WHERE flags != ''"))
+    def flagged(self, paper_ids: list[str] | None = None) -> dict[str, str]:
+        """paper_id -> flags, for papers with any (of every paper, or of these; see untrusted.py)."""
+        out: dict[str, str] = {}
+        for where, params in self._pages(paper_ids):
+            out.update(self._db().execute(f"SELECT paper_id, flags FROM papers {where} {'AND' if where else 'WHERE'} flags != ''", params))
+        return out
 
     def chunk_counts(self) -> dict[str, int]:
         return dict(self._db().execute("SELECT paper_id, n_chunks FROM papers").fetchall())

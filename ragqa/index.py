@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -113,6 +115,76 @@ def split_papers(papers: list[Paper], settings: Settings) -> list["TextNode"]:
     return nodes
 
 
+class PaperRecords(Mapping):
+    """paper_id -> the paper's record (as PaperIndex.papers() makes it), read from the catalog when a search hit,
+    a filter or an answer asks for it, the last `keep` kept: a reader holds no record per indexed paper (at 100k
+    papers the records were ~0.5 GB of a reader's memory). One is made per catalog state (Searcher.refresh); a full
+    pass (items(), values()) reads the catalog page by page."""
+
+    _PAGE = 900
+
+    def __init__(self, index: "PaperIndex", keep: int = 5000):
+        self._index, self._keep = index, keep
+        self._count = index.catalog.count()
+        self._cache: OrderedDict[str, dict] = OrderedDict()
+        self._lock = threading.Lock()  # the UI answers on worker threads
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self):
+        return self._index.catalog.ids()
+
+    def __getitem__(self, paper_id: str) -> dict:
+        got = self.many([paper_id])
+        if paper_id not in got:
+            raise KeyError(paper_id)
+        return got[paper_id]
+
+    def __contains__(self, paper_id) -> bool:
+        return paper_id in self._cache or bool(self.many([paper_id]))
+
+    def many(self, paper_ids) -> dict[str, dict]:
+        """The records of those of `paper_ids` that are catalogued, in one read for the ones not kept."""
+        wanted = list(dict.fromkeys(paper_ids))
+        with self._lock:
+            found = {pid: self._cache[pid] for pid in wanted if pid in self._cache}
+        missing = [pid for pid in wanted if pid not in found]
+        if missing:
+            fetched = self._index.papers(missing)
+            found.update(fetched)
+            with self._lock:
+                self._cache.update(fetched)
+                while len(self._cache) > self._keep:
+                    self._cache.popitem(last=False)
+        return {pid: found[pid] for pid in wanted if pid in found}
+
+    def items(self) -> "_Pass":
+        return _Pass(self, lambda pair: pair)
+
+    def values(self) -> "_Pass":
+        return _Pass(self, lambda pair: pair[1])
+
+    def pages(self):
+        """(paper_id, record) of every paper, read a page at a time and not kept."""
+        ids = list(self)
+        for start in range(0, len(ids), self._PAGE):
+            yield from self._index.papers(ids[start:start + self._PAGE]).items()
+
+
+class _Pass:
+    """A full pass over PaperRecords (items or values), re-iterable as a dict's views are."""
+
+    def __init__(self, records: PaperRecords, pick):
+        self._records, self._pick = records, pick
+
+    def __iter__(self):
+        return (self._pick(pair) for pair in self._records.pages())
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+
 class PaperIndex:
     """The Chroma collection for one embedding model + chunking, its paper catalog, and the
     operations on both."""
@@ -199,12 +271,18 @@ class PaperIndex:
                 return out
             offset += _FETCH_BATCH
 
-    def papers(self) -> dict[str, dict]:
-        """paper_id -> the paper's record (as `paper_metadata`) with its chunk count and libraries, from the catalog."""
-        libraries, flagged = self.catalog.library_of(), self.catalog.flagged()
+    def papers(self, paper_ids: list[str] | None = None) -> dict[str, dict]:
+        """paper_id -> the paper's record (as `paper_metadata`) with its chunk count and libraries, from the catalog
+        (every paper's, or these papers')."""
+        libraries, flagged = self.catalog.library_of(paper_ids), self.catalog.flagged(paper_ids)
+        rows = self.catalog.all() if paper_ids is None else self.catalog.get(paper_ids)
         return {pid: {**paper_metadata(paper), "n_chunks": n, "libraries": "; ".join(libraries.get(pid, ())),
                       "flags": flagged.get(pid, "")}
-                for pid, (paper, n) in self.catalog.all().items()}
+                for pid, (paper, n) in rows.items()}
+
+    def records(self) -> "PaperRecords":
+        """The records as a reader holds them: read from the catalog when asked for (PaperRecords)."""
+        return PaperRecords(self)
 
     def remove_library(self, library: str) -> tuple[int, int]:
         """Remove a library: its papers that no other library holds leave the index.

@@ -85,6 +85,13 @@ class AuthorIndex:
         for name in self.papers:
             self.surnames.setdefault(fold(name.split()[-1]), []).append(name)
 
+    def __getstate__(self) -> dict:  # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
+        return {**self.__dict__, "_texts": {}}
+
+    def attach(self, papers) -> None:
+        """The records a loaded index reads on its rare paths (the vocabulary of every abstract)."""
+        self._texts = papers
+
     @property
     def vocabulary(self) -> set[str]:
         """Every word of the indexed abstracts (built when a weak cue first needs it)."""
@@ -214,6 +221,13 @@ class TopicIndex:
             for i in range(len(p)):
                 for j in range(i + 1, len(p) + 1):
                     self.within.setdefault(p[i:j], set()).update(ids)
+
+    def __getstate__(self) -> dict:  # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
+        return {**self.__dict__, "_papers": {}}
+
+    def attach(self, papers) -> None:
+        """The records a loaded index reads on its rare paths (every title, when a phrase is looked up in them)."""
+        self._papers = papers
 
     def papers_of(self, phrase: str) -> set[str]:
         """Papers whose topic contains the phrase or that carry it as a keyword ("vision" finds

@@ -20,7 +20,7 @@ from .clean import CJK, method_name
 from .config import Settings
 from .corpus import authors_of, libraries_of
 from .errors import QueryError
-from .index import PaperIndex
+from .index import PaperIndex, PaperRecords
 from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
 from . import snapshot
 from .rewrite import both_turns
@@ -111,6 +111,14 @@ def _venue_of(meta: dict) -> str | None:
     return meta.get("venue") or None
 
 
+def _status_of(meta: dict) -> str | None:
+    return fold(meta.get("status") or "") or None
+
+
+def _topic_of(meta: dict) -> str | None:
+    return fold(meta.get("topic") or "") or None
+
+
 def _year_of(meta: dict) -> int | None:
     return int(meta["year"]) if meta.get("year") else None
 
@@ -187,10 +195,13 @@ class Searcher:
         # the saved BM25 index (memory-mapped); a store written before it is indexed in memory until the next ingest
         self._bm25 = self.index.lexical() or self.index.build_lexical()
         views = snapshot.load(self._views_path, count) if saved_views else None
+        self._meta = self.index.records()  # only catalogued papers exist for readers; read when asked for
         if views is not None:
-            self._meta, self._names, self._facets = views["meta"], views["names"], views["facets"]
+            self._names, self._facets = views["names"], views["facets"]
+            for facet in self._facets.values():
+                if hasattr(facet, "attach"):  # indexes that read records on a rare path get them back
+                    facet.attach(self._meta)
         else:
-            self._meta = self.index.papers()  # only catalogued papers exist for readers
             self._names = _method_names(self._meta)
             self._facets = {}
         self._bm25_count = count
@@ -204,10 +215,12 @@ class Searcher:
         self.refresh(saved_views=False)  # from the catalog itself, never from an earlier file
         self.venues(), self.years(), self.topics(), self.statuses(), self.libraries()
         self._postings("venue", _venue_of), self._postings("year", _year_of)
-        self.authors(), self.topic_index(), self._papers_by_surname()  # not term stats: per-paper term sets, ask only, ~2x the file
-        snapshot.save(self._views_path, self._bm25_count, {"meta": self._meta, "names": self._names, "facets": self._facets})
+        self.authors(), self.topic_index(), self._papers_by_surname()
+        self._postings("status", _status_of), self._postings("topic text", _topic_of)
+        facets = {k: v for k, v in self._facets.items() if k != "term stats"}  # the catalog's term table, read per question
+        snapshot.save(self._views_path, self._bm25_count, {"names": self._names, "facets": facets})
 
-    def paper_meta(self) -> dict[str, dict]:
+    def paper_meta(self) -> PaperRecords:
         self.refresh()
         return self._meta
 
@@ -277,13 +290,14 @@ class Searcher:
         """Papers whose field matches: an author by full name or surname (else a part of the name),
         a topic by substring, a status exactly; case and accents ignored."""
         needle = fold(value)
-        metas = self.paper_meta().items()
         if name == "status":
-            return {pid for pid, m in metas if fold(m.get("status") or "") == needle}
+            return set(self._postings("status", _status_of).get(needle, ()))
         if name == "library":
-            return {pid for pid, m in metas if value in libraries_of(m)}
+            self.refresh()
+            return self.index.catalog.in_library(value)
         if name == "topic":  # within the topic's text, or a phrase of its parts or keywords
-            return {pid for pid, m in metas if needle in fold(m.get("topic") or "")} | self.topic_index().papers_of(value)
+            within = {pid for text, ids in self._postings("topic text", _topic_of).items() if needle in text for pid in ids}
+            return within | self.topic_index().papers_of(value)
         by_name = self._papers_by_author()
         exact = set(by_name.get(needle, ())) | self._papers_by_surname().get(needle, set())
         return exact or {pid for name, ids in by_name.items() if needle in name for pid in ids}  # a part of a name: a scan
@@ -361,7 +375,7 @@ class Searcher:
         """paper_id -> record of every paper the filters admit."""
         allowed = self._allowed(filters)
         meta = self.paper_meta()
-        return dict(meta) if allowed is None else {pid: meta[pid] for pid in sorted(allowed) if pid in meta}
+        return dict(meta.items()) if allowed is None else meta.many(sorted(allowed))
 
     def _allowed(self, filters: Filters) -> set[str] | None:
         if not filters.active():
@@ -402,9 +416,10 @@ class Searcher:
         if self._bm25 is None or not re.search(r"[A-Za-z0-9]", query):
             return []
         papers = None  # no mask unless filtered or the lexical index holds papers the catalog no longer has
+        orphans = len(self._meta) < len(self._bm25.paper_ids)
         if allowed is not None:
-            papers = allowed & self._meta.keys()
-        elif len(self._meta) < len(self._bm25.paper_ids):
+            papers = allowed & set(self._meta) if orphans else allowed  # filters admit only catalogued papers
+        elif orphans:
             papers = set(self._meta)
         ranked = self._bm25.search(query, self.settings.candidates, papers)
         if not ranked:
@@ -473,7 +488,8 @@ class Searcher:
         cosine: dict[str, float] = {}
         for weight, ranked, is_dense in ((self.settings.dense_weight, dense, True), (self.settings.bm25_weight, sparse, False)):
             seen: set[str] = set()
-            ranked = [h for h in ranked if h.node.metadata["paper_id"] in self._meta]  # written since refresh, or orphaned
+            known = self._meta.many([h.node.metadata["paper_id"] for h in ranked])
+            ranked = [h for h in ranked if h.node.metadata["paper_id"] in known]  # written since refresh, or orphaned
             for rank, hit in enumerate(ranked):
                 pid = hit.node.metadata["paper_id"]
                 if is_dense:

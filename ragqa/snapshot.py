@@ -1,5 +1,5 @@
-"""A reader's views of one collection (paper records, the method-name map, the facets: venue and year postings,
-author and topic indexes, term statistics), saved next to the catalog by the writer after each write, so a
+"""A reader's views of one collection (the method-name map, the facets: venue, year, status and topic postings,
+author and topic indexes; not the paper records, which a reader reads from the catalog when asked for), saved next to the catalog by the writer after each write, so a
 reader's cold start loads one file instead of reading every record and rebuilding every index.
 
 Keyed by the catalog's paper count, write generation and revision (any write): a stale, missing or unreadable file is ignored, and
@@ -12,7 +12,7 @@ import os
 import pickle
 from pathlib import Path
 
-VERSION = 3  # 2: method names keyed by retrieve.name_key; 3: + names an abstract introduces
+VERSION = 4  # 2: method names keyed by retrieve.name_key; 3: + names an abstract introduces; 4: no paper records
 
 
 def path_for(catalog_path: Path) -> Path:

@@ -14,7 +14,7 @@ def test_a_row_finds_its_paper(ui_pipeline):
     metas = ui_pipeline.searcher.paper_meta()
     for row in rows[::7] + rows[-1:]:  # the page may sort the table: the row's values say which paper it is
         pid, meta = paper_for_row(ui_pipeline, row)
-        assert paper_row(meta) == row and metas[pid] is meta
+        assert paper_row(meta) == row and metas[pid] == meta
     assert paper_for_row(ui_pipeline, ["No such paper", "", "", "", "", "", ""]) is None
     assert paper_for_row(ui_pipeline, None) is None
 
