@@ -56,18 +56,19 @@ class TermStats:
         if todo:
             found = self._frequencies(todo)
             self._df.update({t: int(found.get(t, 0)) for t in todo})
-        return {t: self._df[t] for t in terms if self._df[t]}
+        return {t: self._df[t] for t in terms if self._df[t]}  # entries are only ever added: safe across the UI's threads
 
     def idf(self, term: str) -> float:
         return math.log((self.n + 1) / (self.df([term]).get(term, 0) + 0.5))
 
     def terms_of(self, paper_id: str) -> frozenset[str]:
-        if paper_id not in self._terms:
+        found = self._terms.get(paper_id)
+        if found is None:
             if len(self._terms) >= self._KEEP:
                 self._terms.clear()
             meta = self._papers.get(paper_id)
-            self._terms[paper_id] = paper_terms(meta) if meta else frozenset()
-        return self._terms[paper_id]
+            found = self._terms[paper_id] = paper_terms(meta) if meta else frozenset()
+        return found
 
 
 @dataclass(frozen=True)

@@ -282,9 +282,8 @@ class Catalog:
     def _old_terms(db: sqlite3.Connection, paper_ids: list[str]) -> Counter:
         """The term counts of these papers' current rows (a write takes them out before putting the new ones in)."""
         out: Counter = Counter()
-        for start in range(0, len(paper_ids), _PAGE):
-            part = paper_ids[start:start + _PAGE]
-            out += _terms_of_rows(db.execute(f"SELECT label, title, text FROM papers WHERE paper_id IN ({', '.join('?' * len(part))})", part))
+        for where, params in Catalog._pages(paper_ids):
+            out += _terms_of_rows(db.execute(f"SELECT label, title, text FROM papers {where}", params))
         return out
 
     def _select(self, where: str, params: list) -> dict[str, tuple[Paper, int]]:
