@@ -176,7 +176,7 @@ def _labelled(pipeline, result: SearchResult) -> list[Hit]:
 
 
 def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> list[Hit]:
-    if not leans_on_history(result.question, result.query):  # a new subject: answered as a standalone question
+    if not leans_on_history(result.question, result.from_history):  # a new subject: answered as a standalone question
         return []
     have = {h.paper_id for h in result.hits}
     meta = pipeline.searcher.paper_meta()

@@ -87,6 +87,7 @@ class SearchResult:
     missing_name: str | None = None  # a method the question names that no indexed paper introduces / mentions
     missing_verb: str = ""  # "introduces" or "mentions"
     rewritten: bool = False  # a follow-up became a standalone question (not left as is, not searched with both turns)
+    from_history: bool = False  # the conversation changed the search query (a rewrite or both turns; not a translation)
     author: "AuthorMatch | None" = None  # the author the question names (or an ambiguous / unknown one)
     names_topic: bool = True  # False: the question asks only about metadata ("What did X publish here?")
     topic: "TopicMatch | None" = None  # the whole subject is a topic label or keyword ("Which papers study robustness?")
@@ -577,6 +578,7 @@ def search(
         rewritten = query not in (question, fallback)
         if query != question:
             notes.append(f"standalone question: {query}")
+    from_history = query != question  # before any translation: a Chinese question's English query is no rewrite
     metadata_only = not topical and bool(filters.active()) and not history  # "Yoshua Bengio 发表了哪些论文？"
     if CJK.search(query) and not metadata_only:
         if translate is not None:
@@ -602,6 +604,6 @@ def search(
     if name:
         notes.append(f"no indexed paper {verb} {name}")
     return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes,
-                        missing_name=name, missing_verb=verb, rewritten=rewritten, author=author, topic=topic,
+                        missing_name=name, missing_verb=verb, rewritten=rewritten, from_history=from_history, author=author, topic=topic,
                         names_topic=topical or not filters.active() or bool(history))
 

@@ -12,11 +12,11 @@ from .prompts import render
 _ANAPHOR = re.compile(r"\b(?:they|them|their|these|those|either|both|its|it(?! is| was)(?!\s+(?:possible|true|feasible|necessary|worth|better|important|hard|easy)\b)|this (?:paper|work|method|model|approach)|the (?:paper|authors|method))\b|它|他们|这篇|这些|那些|该论文|该方法", re.I)
 
 
-def leans_on_history(question: str, query: str) -> bool:
-    """A follow-up that refers back to the conversation: its search query was rewritten from the history (or
-    translated), or it says "they" / "this paper". "Who won the 2022 World Cup?" after a question on B-cos
-    networks does not, so the papers cited before are not what it asks about."""
-    return query != question or bool(_ANAPHOR.search(question))
+def leans_on_history(question: str, from_history: bool) -> bool:
+    """A follow-up that refers back to the conversation: its search query was rewritten from the history
+    (`SearchResult.from_history`; a translation alone is not), or it says "they" / "this paper" / 它们. "Who won the
+    2022 World Cup?" after a question on B-cos networks does not, so the papers cited before are not what it asks about."""
+    return from_history or bool(_ANAPHOR.search(question))
 
 
 def _same(a: str, b: str) -> bool:

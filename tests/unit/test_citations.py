@@ -96,6 +96,21 @@ def test_a_short_cited_sentence_is_checked_too():
 def test_a_follow_up_leans_on_the_conversation_only_when_it_refers_back():
     from ragqa.rewrite import leans_on_history
 
-    assert not leans_on_history("Who won the 2022 World Cup?", "Who won the 2022 World Cup?")
-    assert leans_on_history("What data were they evaluated on?", "What data were they evaluated on?")
-    assert leans_on_history("Which simulator?", "Which simulator was LeapAD tested in?")  # rewritten from the history
+    assert not leans_on_history("Who won the 2022 World Cup?", False)
+    assert leans_on_history("What data were they evaluated on?", False)
+    assert leans_on_history("Which simulator?", True)  # rewritten from the history
+    assert leans_on_history("它们在哪些数据集上评估？", False) and not leans_on_history("谁赢得了2022年世界杯？", False)
+
+
+def test_a_translated_follow_up_is_not_a_rewrite_from_the_conversation(indexed):
+    """A Chinese follow-up's English query differs from the question because it was translated: that alone must not
+    make earlier citations its subject (it did: every Chinese follow-up leaned on the history)."""
+    from ragqa.retrieve import search
+
+    history = ["What do B-cos networks change in a network's layers?"]
+    asked = search(indexed.searcher, "谁赢得了2022年世界杯？", history=history, rewrite=lambda q, h: q,
+                   translate=lambda q: "Who won the 2022 World Cup?")
+    assert asked.query == "Who won the 2022 World Cup?" and not asked.from_history
+    rewritten = search(indexed.searcher, "它们用了哪些数据？", history=history, rewrite=lambda q, h: "B-cos 网络用了哪些数据？",
+                       translate=lambda q: "What data did B-cos networks use?")
+    assert rewritten.from_history
