@@ -98,7 +98,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         yield from _list_answer(pipeline, question, form, ranked, ranked, None, start, timings, finish, result, None,
                                 filters=result.filters)
         return
-    earlier = _earlier_hits(pipeline, result, cited_before)
+    result, earlier = _earlier_hits(pipeline, result, cited_before)
     qvec = pipeline.embedder.get_query_embedding(result.query)
     _, judgement = assess(pipeline.searcher, result, qvec, pipeline.calibration, earlier)
     # "Which papers study robustness?": a list or count also takes every paper labelled so (topic or keyword)
@@ -175,14 +175,17 @@ def _labelled(pipeline, result: SearchResult) -> list[Hit]:
     return [Hit.of_paper(pid, allowed[pid]) for pid in ids]
 
 
-def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> list[Hit]:
+def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> tuple[SearchResult, list[Hit]]:
+    """The papers the last answer cited, as papers the follow-up names (relevance 1.0: "it", "they" name them, as a
+    question naming a method does), when it refers back: those retrieval found again are marked so in the result (they
+    were left as ordinary hits, so 它们 after a B-cos answer lost B-cos to a closer paper), the others are added."""
     if not leans_on_history(result.question, result.from_history):  # a new subject: answered as a standalone question
-        return []
-    have = {h.paper_id for h in result.hits}
+        return result, []
     meta = pipeline.searcher.paper_meta()
-    # relevance 1.0: the conversation names these papers ("it", "they"), as a question naming a method does
-    return [Hit.of_paper(pid, meta[pid], relevance=1.0)
-            for pid in dict.fromkeys(cited_before or []) if pid not in have and pid in meta][:2]
+    named = [pid for pid in dict.fromkeys(cited_before or []) if pid in meta][:2]
+    have = {h.paper_id for h in result.hits}
+    hits = [replace(h, relevance=1.0) if h.paper_id in named else h for h in result.hits]
+    return replace(result, hits=hits), [Hit.of_paper(pid, meta[pid], relevance=1.0) for pid in named if pid not in have]
 
 
 def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement, filters=None,

@@ -174,6 +174,19 @@ def test_follow_up_without_earlier_citations_gets_the_previous_questions_papers(
     assert diffaug not in alone.judgement.get("probabilities", {}) or alone.judgement["probabilities"][diffaug] < answer.judgement["probabilities"][diffaug]
 
 
+def test_an_earlier_citation_retrieval_finds_again_is_still_the_paper_the_follow_up_names(indexed):
+    """"它们" / "they" after an answer names the paper it cited, whether or not the rewritten query also retrieves it:
+    found again, it was left an ordinary hit, and a closer paper took the answer."""
+    from ragqa.retrieve import search
+
+    query = "How are sparse autoencoders trained at large widths?"
+    second = search(indexed.searcher, query).hits[1].paper_id  # retrieved, but not the best match
+    pipeline = _pipeline(indexed, [query, "They train them with a new loss [1]."])
+    answer = ask(pipeline, "How do they train them?", history=["Which paper scales sparse autoencoders?"], cited_before=[second])
+    assert second in {h.paper_id for h in answer.retrieved}
+    assert answer.judgement["listed"][0] == second and answer.citations[0].paper_id == second
+
+
 def test_follow_up_naming_an_unknown_method_abstains_despite_earlier_citations(indexed):
     earlier = [pid for pid, m in indexed.searcher.paper_meta().items() if m.get("label") == "DiffAug"]
     assert earlier
