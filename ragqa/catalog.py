@@ -129,9 +129,8 @@ class Catalog:
     def term_frequencies(self, terms: list[str]) -> dict[str, int]:
         """term -> the number of papers whose title, label or text has it (terms.py), for those of `terms` any paper has."""
         out: dict[str, int] = {}
-        for start in range(0, len(terms), _PAGE):
-            part = terms[start:start + _PAGE]
-            out.update(self._db().execute(f"SELECT term, df FROM term_df WHERE term IN ({', '.join('?' * len(part))})", part))
+        for where, params in _pages(terms, "term"):
+            out.update(self._db().execute(f"SELECT term, df FROM term_df {where}", params))
         return out
 
     def _db(self) -> sqlite3.Connection:
@@ -198,7 +197,7 @@ class Catalog:
     def library_of(self, paper_ids: list[str] | None = None) -> dict[str, list[str]]:
         """paper_id -> the libraries holding it (of every paper, or of these)."""
         out: dict[str, list[str]] = {}
-        for where, params in self._pages(paper_ids):
+        for where, params in _pages(paper_ids):
             for pid, name in self._db().execute(f"SELECT paper_id, library FROM libraries {where} ORDER BY library", params):
                 out.setdefault(pid, []).append(name)
         return out
@@ -210,16 +209,6 @@ class Catalog:
         """Every paper_id, in insertion order, streamed."""
         for row in self._db().execute("SELECT paper_id FROM papers ORDER BY rowid"):
             yield row[0]
-
-    @staticmethod
-    def _pages(paper_ids: list[str] | None):
-        """(WHERE clause, parameters) per page of ids; one empty clause for all papers."""
-        if paper_ids is None:
-            yield "", []
-            return
-        for start in range(0, len(paper_ids), _PAGE):
-            part = paper_ids[start:start + _PAGE]
-            yield f"WHERE paper_id IN ({', '.join('?' * len(part))})", part
 
     def leave_library(self, library: str) -> list[str]:
         """Take every paper out of `library`; -> the papers now in no library (to be removed)."""
@@ -260,9 +249,8 @@ class Catalog:
 
     def _select_in(self, column: str, values: list[str]) -> dict[str, tuple[Paper, int]]:
         out: dict[str, tuple[Paper, int]] = {}
-        for start in range(0, len(values), _PAGE):
-            part = values[start:start + _PAGE]
-            out.update(self._select(f"WHERE {column} IN ({', '.join('?' * len(part))})", part))
+        for where, params in _pages(values, column):
+            out.update(self._select(where, params))
         return out
 
     def all(self) -> dict[str, tuple[Paper, int]]:
@@ -271,7 +259,7 @@ class Catalog:
     def flagged(self, paper_ids: list[str] | None = None) -> dict[str, str]:
         """paper_id -> flags, for papers with any (of every paper, or of these; see untrusted.py)."""
         out: dict[str, str] = {}
-        for where, params in self._pages(paper_ids):
+        for where, params in _pages(paper_ids):
             out.update(self._db().execute(f"SELECT paper_id, flags FROM papers {where} {'AND' if where else 'WHERE'} flags != ''", params))
         return out
 
@@ -282,7 +270,7 @@ class Catalog:
     def _old_terms(db: sqlite3.Connection, paper_ids: list[str]) -> Counter:
         """The term counts of these papers' current rows (a write takes them out before putting the new ones in)."""
         out: Counter = Counter()
-        for where, params in Catalog._pages(paper_ids):
+        for where, params in _pages(paper_ids):
             out += _terms_of_rows(db.execute(f"SELECT label, title, text FROM papers {where}", params))
         return out
 
@@ -291,12 +279,21 @@ class Catalog:
         rows = db.execute(f"SELECT * FROM papers {where} ORDER BY rowid", params).fetchall()
         authors: dict[str, list[str]] = {}
         ids = [r["paper_id"] for r in rows]
-        for start in range(0, len(ids), _PAGE):
-            part = ids[start:start + _PAGE]
-            for pid, name in db.execute(f"SELECT paper_id, name FROM authors WHERE paper_id IN ({', '.join('?' * len(part))}) "
-                                        "ORDER BY paper_id, position", part):
+        for where, params in _pages(ids):
+            for pid, name in db.execute(f"SELECT paper_id, name FROM authors {where} ORDER BY paper_id, position", params):
                 authors.setdefault(pid, []).append(name)
         return {r["paper_id"]: (_paper(r, authors.get(r["paper_id"], [])), r["n_chunks"]) for r in rows}
+
+
+def _pages(values: list[str] | None, column: str = "paper_id"):
+    """(WHERE clause, parameters) per page of values of `column` (SQLite's limit of host parameters); one empty
+    clause for every row when values is None."""
+    if values is None:
+        yield "", []
+        return
+    for start in range(0, len(values), _PAGE):
+        part = values[start:start + _PAGE]
+        yield f"WHERE {column} IN ({', '.join('?' * len(part))})", part
 
 
 def _terms_of_rows(rows) -> Counter:

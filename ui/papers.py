@@ -71,11 +71,13 @@ def paper_for_row(pipeline, row: list | None) -> tuple[str, dict] | None:
     if not row:
         return None
     row = ["" if v is None else str(v) for v in row]
-    metas = pipeline.searcher.paper_meta()
-    exact = next(((pid, m) for pid, m in metas.items() if paper_row(m) == row), None)
-    if exact is not None:
-        return exact
-    titled = [(pid, m) for pid, m in metas.items() if paper_row(m)[:2] == row[:2]]  # title and venue
+    titled = []  # title and venue: a stale cell elsewhere in the row
+    for pid, m in pipeline.searcher.paper_meta().items():  # one pass over the catalog
+        shown = paper_row(m)
+        if shown == row:
+            return pid, m
+        if shown[:2] == row[:2]:
+            titled.append((pid, m))
     return titled[0] if len(titled) == 1 else None
 
 
