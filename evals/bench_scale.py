@@ -4,7 +4,7 @@ hashing embedder (the embedding model is not what is measured), into a fresh emb
 
     .venv/bin/python -m evals.bench_scale --sizes 10000 100000 [--out evals/reports/scale.json]
 
-Per size: ingest throughput, cold start of `ragqa search` (a new process, to its first result), its peak
+Per size: ingest throughput and peak memory, cold start of `ragqa search` (a new process, to its first result), its peak
 memory, hybrid search p50/p95 without and with a venue filter (in one warm process), the name check of questions
 that name a method (p50 and worst), the answerability features of a question's candidates (the first question,
 then p50) with the process's peak memory before and after them, and store size.
@@ -143,11 +143,12 @@ def _measure(n: int, corpus: Path, store: Path, env: dict, reuse: bool) -> dict:
     if not corpus.exists():
         write_corpus(corpus, n)
     start = time.perf_counter()
-    done = subprocess.run([str(Path(sys.executable).with_name("ragqa")), "ingest", "--quiet", str(corpus)], env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(["/usr/bin/time", "-f", "%M", str(Path(sys.executable).with_name("ragqa")), "ingest", "--quiet",
+                           str(corpus)], env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     chunks = re.search(r"(\d+) chunks", done.stdout)
     result = {"papers": n, "ingest_s": round(seconds, 1), "ingest_papers_per_s": round(n / seconds, 1),
+              "ingest_peak_rss_mb": round(int(done.stderr.strip().splitlines()[-1]) / 1024, 1),
               "chunks": int(chunks.group(1)) if chunks else None, "store_mb": round(_du(store) / 2**20, 1)}
     result.update(_timed_search(env))
     result.update(_warm_latencies(env))

@@ -92,7 +92,7 @@ def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int
     indexed = [p for p in report.papers if _half(p.paper_id, fraction, seed) or p.paper_id in bundled_ids]
     held = [p for p in report.papers if p not in indexed]
     pipeline = pipeline_factory(f"calib-{corpus.stem}-{int(fraction * 100)}-{seed}")
-    pipeline.ingest(LoadReport(papers=merge_all(bundled.papers + indexed)), progress=progress)
+    pipeline.ingest(LoadReport(papers=merge_all(list(bundled.papers) + indexed)), progress=progress)
     rng = random.Random(seed)
     questions = [q for p in indexed for q in make_questions(p, (p.paper_id,), rng)]
     questions += [q for p in held for q in make_questions(p, None, rng)]

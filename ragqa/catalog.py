@@ -318,10 +318,11 @@ def _touch(db: sqlite3.Connection) -> None:
 
 def _row(paper: Paper, n_chunks: int) -> tuple:
     from .evidence import split_sentences
-    from .untrusted import instruction_sentences
+    from .untrusted import instruction_sentences, is_instruction
 
     extra = dict(paper.extra)
-    flags = "instructions" if instruction_sentences(split_sentences(paper.text)) else ""
+    # a sentence that matches is a part of the text that matches: the text is checked first, in one pass
+    flags = "instructions" if is_instruction(paper.text) and instruction_sentences(split_sentences(paper.text)) else ""
     return (paper.paper_id, paper.label, paper.title, paper.venue, paper.year, paper.topic,
             extra.get("status"), extra.get("track"), int(paper.authors_truncated), paper.source_id,
             json.dumps(list(paper.sources), ensure_ascii=False), json.dumps(extra, ensure_ascii=False),

@@ -84,8 +84,13 @@ def corpus_vocabulary(texts: list[str]) -> Counter:
     """Word counts over a corpus, used to repair hyphenation broken by line wrapping."""
     counts: Counter = Counter()
     for text in texts:
-        counts.update(w.lower() for w in _WORD.findall(text))
+        count_words(counts, text)
     return counts
+
+
+def count_words(counts: Counter, text: str) -> None:
+    """Add one text's words to corpus word counts (corpus_vocabulary, a text at a time)."""
+    counts.update(w.lower() for w in _WORD.findall(text))
 
 
 def dehyphenate(text: str, vocabulary: Counter) -> str:

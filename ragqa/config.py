@@ -39,6 +39,7 @@ class Settings(BaseSettings):
     query_backend: Literal["auto", "same", "torch", "torch-bf16", "onnx"] = "auto"
     embed_batch_size: int = 32
     write_batch_size: int = Field(1000, ge=1, description="chunks per Chroma write (capped by the store's own maximum)")
+    ingest_slice_papers: int = Field(20000, ge=1, description="papers an ingest chunks, embeds and writes at a time (its memory bound)")
     chunk_size: int = Field(200, ge=32, description="tiktoken tokens per chunk (MiniLM reads 256 word-pieces)")
     chunk_overlap: int = Field(40, ge=0)
     # retrieval

@@ -6,6 +6,7 @@ a file that cannot be read at all raises ListingError.
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
@@ -17,8 +18,9 @@ from pathlib import Path
 
 from .clean import clean_text, corpus_vocabulary, dehyphenate, make_label
 from .errors import ListingError
+from .spill import SpilledPapers
 from .untrusted import strip_controls
-from .formats import SUFFIX_FORMATS, SUPPORTED, detect_format, read_records
+from .formats import SUFFIX_FORMATS, SUPPORTED, arxiv_record, detect_format, line_format, read_records
 
 VENUE_LIST_MARK = "论文列表"  # "paper list": header "<Venue> <Year> 论文列表", abstracts only
 SEARCH_PAGE_MARK = "论文检索"  # "paper search": topic?, authors, abstract per record
@@ -87,23 +89,60 @@ def read_text_file(path: Path) -> str:
     if not path.is_file():
         raise ListingError(f"{path}: not a file. Give a file, or a folder of {SUPPORTED} files.")
     data = path.read_bytes()
-    binary = ListingError(f"{path}: binary file, not a listing. Give {SUPPORTED} files.")
-    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else _utf16_without_bom(data[:8192])
-    if encoding is None and b"\x00" in data[:8192]:
-        raise binary
+    encoding = _encoding(path, data[:8192])
     try:
         text = data.decode(encoding or "utf-8-sig")
     except UnicodeDecodeError as exc:
         if encoding:
-            raise binary from None
+            raise _binary(path) from None
         raise ListingError(
             f"{path}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}). Re-save it as UTF-8."
         ) from None
     if "\x00" in text:
-        raise binary
+        raise _binary(path)
     if not text.strip():
         raise ListingError(f"{path}: the file is empty. Nothing to ingest.")
     return text
+
+
+def _binary(path: Path) -> ListingError:
+    return ListingError(f"{path}: binary file, not a listing. Give {SUPPORTED} files.")
+
+
+def _encoding(path: Path, sample: bytes) -> str | None:
+    """"utf-16..." from a file's first bytes, None for UTF-8; a binary file raises ListingError."""
+    encoding = "utf-16" if sample[:2] in (b"\xff\xfe", b"\xfe\xff") else _utf16_without_bom(sample)
+    if encoding is None and b"\x00" in sample:
+        raise _binary(path)
+    return encoding
+
+
+def _lines(path: Path, encoding: str | None):
+    """A text file's lines as it is read, split as read_text_file's text is (universal newlines), with its
+    checks: a NUL or (in UTF-8) an undecodable byte raises ListingError, naming the byte's offset."""
+    if encoding:  # UTF-16: the text layer decodes it
+        with path.open(encoding=encoding, newline=None) as f:
+            try:
+                for line in f:
+                    if "\x00" in line:
+                        raise _binary(path)
+                    yield line[:-1] if line.endswith("\n") else line
+            except UnicodeDecodeError:
+                raise _binary(path) from None
+        return
+    offset = 0
+    with path.open("rb") as f:
+        for raw in f:
+            try:
+                text = raw.decode("utf-8-sig" if offset == 0 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise ListingError(f"{path}: not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start}). "
+                                   "Re-save it as UTF-8.") from None
+            if "\x00" in text:
+                raise _binary(path)
+            offset += len(raw)
+            pieces = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            yield from pieces[:-1] if len(pieces) > 1 and pieces[-1] == "" else pieces
 
 
 def _utf16_without_bom(sample: bytes) -> str | None:
@@ -330,6 +369,12 @@ def _record_to_paper(record: dict, source: str) -> Paper:
 
 def _load_records(records, source: str) -> LoadReport:
     report = LoadReport()
+    report.papers = list(_read_records(records, source, report))
+    return report
+
+
+def _read_records(records, source: str, report: LoadReport):
+    """Papers of (where, record-or-reason) pairs, one at a time; entries and skips are counted into `report`."""
     seen: dict[str, str] = {}
     for where, record in records:
         report.entries += 1
@@ -346,12 +391,13 @@ def _load_records(records, source: str) -> LoadReport:
                 report.skipped.append(Skip(f"{source}:{where}", f"duplicate id {paper.source_id!r} with different text"))
                 continue
             seen[paper.source_id] = paper.paper_id
-        report.papers.append(paper)
-    return report
+        yield paper
 
 
-def _jsonl_records(text: str):
-    for number, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028 may sit inside a string
+def _jsonl_records(lines):
+    """(where, record-or-reason) per line of text (split at "\\n" only, not splitlines(): U+2028 may sit
+    inside a string) or of an iterable of lines."""
+    for number, line in enumerate(lines.split("\n") if isinstance(lines, str) else lines, 1):
         if not line.strip():
             continue
         try:
@@ -393,10 +439,50 @@ def _csv_records(text: str, delimiter: str):
 def load_file(path: Path, manifest: dict[str, dict] | None = None) -> LoadReport:
     """Any supported file -> LoadReport (papers not yet merged across files). The format comes from
     the content (formats.detect_format): a .bib saved as .txt is still read as BibTeX."""
+    report = LoadReport()
+    report.papers = list(read_papers(Path(path), manifest, report))
+    return report
+
+
+def read_papers(path: Path, manifest: dict[str, dict] | None, report: LoadReport):
+    """One file's papers, one at a time (entries and skips counted into `report`). JSON lines, ours and
+    arXiv's, are parsed as the file is read, so a file of any size is never held whole; other formats are
+    read whole. A file that cannot be read raises ListingError, possibly after some papers."""
     path = Path(path)
     suffix = path.suffix.lower()
     if path.exists() and suffix not in SUFFIX_FORMATS:
         raise ListingError(f"{path}: unknown format {suffix or '(no extension)'}. Use {SUPPORTED} files.")
+    lines = _json_lines(path)
+    if lines is not None:
+        yield from _read_records(lines, path.name, report)
+        return
+    whole = _load_whole(path, manifest)
+    report.entries += whole.entries
+    report.skipped += whole.skipped
+    yield from whole.papers
+
+
+def _json_lines(path: Path):
+    """(where, record-or-reason) per line, read as it goes, when the file holds JSON lines; else None."""
+    if not path.is_file():
+        return None
+    with path.open("rb") as f:
+        head = f.read(_HEAD)
+    encoding = _encoding(path, head[:8192])
+    text = codecs.getincrementaldecoder(encoding or "utf-8-sig")(errors="replace").decode(head)
+    fmt = line_format(text.replace("\r\n", "\n").replace("\r", "\n"))
+    if fmt is None:
+        return None
+    records = _jsonl_records(_lines(path, encoding))
+    if fmt == "arxiv":
+        return ((where, row if isinstance(row, str) else arxiv_record(row)) for where, row in records)
+    return records
+
+
+_HEAD = 1 << 16  # bytes read to tell JSON lines from other formats
+
+
+def _load_whole(path: Path, manifest: dict[str, dict] | None) -> LoadReport:
     # Universal newlines, as open() gives: a CR-only file (old Mac export) is lines too, in every format.
     text = read_text_file(path).replace("\r\n", "\n").replace("\r", "\n")
     source = path.name
@@ -456,7 +542,8 @@ def merge_all(papers: list[Paper]) -> list[Paper]:
 
 def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None) -> tuple[LoadReport, list[str]]:
     """Files or folders -> one merged LoadReport, plus one-line errors for unreadable files and for
-    files of other formats in a folder (subfolders and hidden files are left alone)."""
+    files of other formats in a folder (subfolders and hidden files are left alone). Its papers are
+    merged and de-hyphenated as merge_all does, and read back from disk (spill.SpilledPapers)."""
     files: list[Path] = []
     errors: list[str] = []
     for path in map(Path, paths):
@@ -470,15 +557,19 @@ def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None) -> tu
                 files.append(p)
             else:
                 errors.append(f"{p}: unsupported format {p.suffix.lower() or '(no extension)'} (use {SUPPORTED})")
-    total = LoadReport()
+    papers = SpilledPapers()  # on disk until indexed: a file of a million papers is not held in memory
+    total = LoadReport(papers=papers)
     for file in files:
+        report = LoadReport()
+        papers.begin()
         try:
-            report = load_file(file, manifest)
-        except ListingError as exc:
+            for paper in read_papers(file, manifest, report):
+                papers.add(paper)
+        except ListingError as exc:  # the whole file is skipped, as if unreadable from its first byte
+            papers.rollback()
             errors.append(str(exc))
             continue
+        papers.commit()
         total.entries += report.entries
         total.skipped += report.skipped
-        total.papers += report.papers
-    total.papers = merge_all(total.papers)
     return total, errors

@@ -52,6 +52,14 @@ def detect_format(text: str, name: str) -> str:
     return SUFFIX_FORMATS.get(Path(name).suffix.lower(), "listing")
 
 
+def line_format(head: str) -> str | None:
+    """'jsonl' or 'arxiv' when a file's opening text is JSON lines (one record per line, readable as the
+    file is read), else None; the same content test as detect_format, which it agrees with."""
+    head = head.lstrip("\ufeff \t\r\n")
+    kind = _json_kind(head) if head[:1] == "{" else None
+    return kind if kind in ("jsonl", "arxiv") else None
+
+
 def _json_kind(head: str) -> str | None:
     """'arxiv' / 'openreview' from the first record's fields, else our own 'jsonl' or 'json'."""
     lines = [line for line in head.split("\n", 5)[:5] if line.strip()]
@@ -346,10 +354,11 @@ def _ris_record(entry: dict) -> dict:
 def arxiv_records(text: str):
     """Kaggle's arxiv-metadata-oai-snapshot lines (or a JSON list of them) -> (where, record-or-reason)."""
     for where, row in _json_items(text):
-        yield where, row if isinstance(row, str) else _arxiv_record(row)
+        yield where, row if isinstance(row, str) else arxiv_record(row)
 
 
-def _arxiv_record(row: dict) -> dict | str:
+def arxiv_record(row: dict) -> dict | str:
+    """One arXiv metadata row -> our record (or the reason it is skipped)."""
     arxiv_id = _one_line(row.get("id"))
     if not arxiv_id:
         return "no arXiv 'id'"

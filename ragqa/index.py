@@ -9,7 +9,7 @@ import json
 import sys
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -164,6 +164,10 @@ class PaperRecords(Mapping):
 
     def values(self) -> "_Pass":
         return _Pass(self, lambda pair: pair[1])
+
+    def slim(self) -> dict[str, dict]:
+        """Every record without its abstract and text, in one pass (what the saved views are built from)."""
+        return {pid: {k: v for k, v in m.items() if k not in ("abstract", "text")} for pid, m in self.pages()}
 
     def pages(self):
         """(paper_id, record) of every paper, read a page at a time and not kept."""
@@ -397,31 +401,60 @@ class PaperIndex:
             removed += len(chunk_ids)
         return removed
 
-    def ingest(self, papers: list[Paper], embedder: "BaseEmbedding | Callable[[], BaseEmbedding]",
+    def ingest(self, papers: "Sequence[Paper]", embedder: "BaseEmbedding | Callable[[], BaseEmbedding]",
                progress: bool = True, library: str = DEFAULT_LIBRARY) -> IngestReport:
         """Upsert papers: embed only chunks not yet stored; merge metadata of papers already stored
         (e.g. authors from another listing) without re-embedding; re-embed the missing chunks of a
         paper a killed run left incomplete (checked by its catalogued chunk count).
-        Per batch, the papers' catalog rows are written first, then their chunks (upserts under the
-        store's maximum, a paper never split across two): a kill leaves a paper complete, or with a
-        row whose chunks fall short, which the next ingest or `--verify` repairs. Nothing is deleted
-        before its replacement is written. A record whose id and title match a stored paper with
-        other text replaces it (after the new version is written).
+        Papers go in slices (Settings.ingest_slice_papers), so a million of them, read back from disk
+        (spill.py), never sit in memory as chunks at once. Per write, the papers' catalog rows go first,
+        then their chunks (upserts under the store's maximum, a paper never split across two): a kill
+        leaves a paper complete, or with a row whose chunks fall short, which the next ingest or
+        `--verify` repairs. Nothing is deleted before its replacement is written. A record whose id and
+        title match a stored paper with other text replaces it (after the new version is written).
         `embedder` may be a factory, so an unchanged corpus never loads the model."""
         import time
+        from tqdm import tqdm
 
         start = time.perf_counter()
-        unique: dict[str, Paper] = {}
-        for paper in papers:  # the same paper twice in one call: merged, as load_paths does
-            unique[paper.paper_id] = merge_papers(unique[paper.paper_id], paper) if paper.paper_id in unique else paper
-        report = IngestReport()
+        if isinstance(papers, list):  # the same paper twice in one call: merged, as load_paths does
+            unique: dict[str, Paper] = {}
+            for paper in papers:
+                unique[paper.paper_id] = merge_papers(unique[paper.paper_id], paper) if paper.paper_id in unique else paper
+            papers = list(unique.values())
+        model: list = [embedder]
+
+        def embedder_once():
+            if not hasattr(model[0], "get_text_embedding_batch"):
+                model[0] = model[0]()
+            return model[0]
+
+        size = self.settings.ingest_slice_papers
+        report, wrote = IngestReport(), False
+        bar = tqdm(total=len(papers), unit="paper", desc="papers", file=sys.stderr,
+                   disable=not progress or len(papers) <= size)  # one slice: the embedding bar says it all
+        for first in range(0, len(papers), size):
+            part = papers[first:first + size]
+            wrote |= self._ingest_slice(part, embedder_once, progress, report, library)
+            bar.update(len(part))
+        bar.close()
+        self.refresh_lexical(changed=wrote)
+        report.chunks = self.count()
+        report.seconds = time.perf_counter() - start
+        return report
+
+    def _ingest_slice(self, papers: list[Paper], embedder, progress: bool, report: IngestReport, library: str) -> bool:
+        """One slice of ingest() into `report`; -> whether any chunk was written or removed."""
         limit = self.settings.max_abstract_chars
-        for paper in [p for p in unique.values() if len(p.abstract) > limit]:
-            report.skipped.append(f"{', '.join(paper.sources) or paper.paper_id}: {paper.source_id or paper.label!r} has a "
-                                  f"{len(paper.abstract):,}-character abstract (limit {limit:,}, RAGQA_MAX_ABSTRACT_CHARS); not indexed")
-            del unique[paper.paper_id]
-        papers = list(unique.values())
-        report.papers = len(papers)
+        kept = []
+        for paper in papers:
+            if len(paper.abstract) > limit:
+                report.skipped.append(f"{', '.join(paper.sources) or paper.paper_id}: {paper.source_id or paper.label!r} has a "
+                                      f"{len(paper.abstract):,}-character abstract (limit {limit:,}, RAGQA_MAX_ABSTRACT_CHARS); not indexed")
+            else:
+                kept.append(paper)
+        papers = kept
+        report.papers += len(papers)
         stored = self.catalog.get([p.paper_id for p in papers])
         expected = [f"{pid}:{n}" for pid, (_, count) in stored.items() for n in range(count)]
         present = self._present(expected)
@@ -445,18 +478,15 @@ class PaperIndex:
             merged.append(new)
         superseded = self._superseded(papers)
         work = [p for p in merged if p.paper_id not in stored or p.paper_id in changed | incomplete]
-        report.updated_papers = len(changed)
-        report.repaired_papers = len(incomplete)
+        report.updated_papers += len(changed)
+        report.repaired_papers += len(incomplete)
         if work:
             self._write(work, set(stored), changed, embedder, progress, report, library)
         self.catalog.join_library([p.paper_id for p in papers], library)  # unchanged papers too
         if superseded:
             self.delete_papers(superseded)
-            report.replaced_papers = len(superseded)
-        self.refresh_lexical(changed=bool(work or superseded))
-        report.chunks = self.count()
-        report.seconds = time.perf_counter() - start
-        return report
+            report.replaced_papers += len(superseded)
+        return bool(work or superseded)
 
     def _write(self, work: list[Paper], stored_ids: set[str], changed: set[str], embedder, progress: bool,
                report: IngestReport, library: str) -> None:
@@ -470,7 +500,7 @@ class PaperIndex:
         todo = [n for n in nodes if n.id_ not in have]
         rewrite = changed | (set(by_id) - stored_ids)  # no row yet: chunks from a store before the catalog
         update = [n for n in nodes if n.id_ in have and n.metadata["paper_id"] in rewrite]
-        if todo and not hasattr(embedder, "get_text_embedding_batch"):
+        if todo:
             embedder = embedder()
         bar = tqdm(total=len(todo), unit="chunk", desc="embedding", file=sys.stderr, disable=not progress or not todo)
         written: set[str] = set()
@@ -502,7 +532,7 @@ class PaperIndex:
         bar.close()
         # catalogue changes that touch no chunk (authors merged from another listing)
         self.catalog.upsert([p for pid, p in by_id.items() if pid not in written], counts, library)
-        report.embedded_chunks = len(todo)
+        report.embedded_chunks += len(todo)
 
 
 def _paper_batches(nodes: list["TextNode"], size: int):

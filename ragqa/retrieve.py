@@ -214,10 +214,16 @@ class Searcher:
     def save_views(self) -> None:
         """Build every view a question may need and save them for the next reader's cold start (writers only)."""
         self.refresh(saved_views=False)  # from the catalog itself, never from an earlier file
-        self.venues(), self.years(), self.topics(), self.statuses(), self.libraries()
-        self._postings("venue", _venue_of), self._postings("year", _year_of)
-        self.authors(), self.topic_index(), self._papers_by_surname()
-        self._postings("status", _status_of), self._postings("topic text", _topic_of)
+        records = self._meta
+        self._meta = records.slim()  # one pass over the catalog feeds every view, not a pass each (~90 s each at 1M papers)
+        try:
+            self.venues(), self.years(), self.topics(), self.statuses(), self.libraries()
+            self._postings("venue", _venue_of), self._postings("year", _year_of)
+            self.authors(), self.topic_index(), self._papers_by_surname()
+            self._postings("status", _status_of), self._postings("topic text", _topic_of)
+        finally:
+            self._meta = records
+        self.authors().attach(records), self.topic_index().attach(records)  # their rare paths read whole records
         facets = {k: v for k, v in self._facets.items() if k != "term stats"}  # the catalog's term table, read per question
         snapshot.save(self._views_path, self._bm25_count, {"names": self._names, "facets": facets})
 

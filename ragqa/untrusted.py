@@ -36,5 +36,6 @@ def capped(name: str, limit: int = TITLE_MAX) -> str:
 def strip_controls(text: str) -> str:
     """Without control and format characters (zero-width, bidi overrides, escape codes; newlines and
     tabs kept) and chat-template role markers (<|im_start|>, [INST], <<SYS>>)."""
-    text = "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf"))
+    if not text.isprintable():  # printable text has no Cc/Cf character: the per-character pass is for the rest
+        text = "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf"))
     return _ROLE_MARKERS.sub(" ", text)

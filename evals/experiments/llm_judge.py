@@ -25,7 +25,7 @@ for p in beir_papers(beir, SHARED / "scifact")[0]:
     texts[p.paper_id] = p.text
 rep, _ = load_paths([ROOT / "data"], load_manifest(ROOT / "data"))
 rep2, _ = load_paths([SHARED / "corpora" / "icml2024.jsonl"])
-for p in merge_all(rep.papers + rep2.papers):
+for p in merge_all(list(rep.papers) + list(rep2.papers)):
     texts[p.paper_id] = f"{p.title or ''}. {p.text}"
 rng = random.Random(0)
 cols = [MEASURED.index(f) for f in FEATURES]

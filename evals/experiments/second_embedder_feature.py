@@ -51,9 +51,8 @@ def embed(report: Path, model_dir: Path):
             need.update((r.get("ids") or [])[:TOP])
             questions.add(r["question"])
     s = Settings()
-    rep, _ = load_paths([s.data_dir], load_manifest(s.data_dir))
-    for c in ("icml2024", "iclr2024"):
-        rep.papers += load_paths([SHARED / "corpora" / f"{c}.jsonl"])[0].papers
+    rep, _ = load_paths([s.data_dir, *(SHARED / "corpora" / f"{c}.jsonl" for c in ("icml2024", "iclr2024"))],
+                        load_manifest(s.data_dir))
     texts = {p.paper_id: f"{p.title or ''}. {p.text}" for p in rep.papers}
     for p in beir_papers(load_beir(SHARED / "scifact", "train"), SHARED / "scifact")[0]:
         texts.setdefault(p.paper_id, f"{p.title or ''}. {p.text}")

@@ -31,7 +31,7 @@ for p in papers:
     texts[p.paper_id] = p.text
 rep, _ = load_paths([ROOT / "data"], load_manifest(ROOT / "data"))
 rep2, _ = load_paths([SHARED / "corpora" / "icml2024.jsonl"])
-for p in merge_all(rep.papers + rep2.papers):
+for p in merge_all(list(rep.papers) + list(rep2.papers)):
     texts[p.paper_id] = f"{p.title or ''}. {p.text}"
 need = sorted({i for r in rows for i in r.get("ids", [])})
 print("papers needed", len(need), "missing", sum(i not in texts for i in need))

@@ -195,3 +195,23 @@ def test_ingest_embeds_similar_lengths_together_and_each_chunk_keeps_its_own_vec
     for doc, vector in zip(got["documents"], got["embeddings"]):
         own = [t for t in texts if t.endswith(doc)]  # the embedded text: the chunk, after its title line
         assert own and any(np.allclose(vector, plain.get_text_embedding(t), atol=1e-6) for t in own)
+
+
+def test_an_ingest_in_slices_writes_what_one_slice_writes(settings, tmp_path):
+    """Papers go in slices (a million never sit in memory as chunks): three-paper slices build the same store,
+    and count the same new / updated papers, as one slice."""
+    from ragqa.pipeline import Pipeline
+
+    a = _tiny_records(tmp_path / "a.jsonl", 10)
+    b = _tiny_records(tmp_path / "b.jsonl", 4, start=8)  # p8, p9 again (another source) and two new
+    stores = []
+    for name, size in (("one", 20000), ("sliced", 3)):
+        pipeline = Pipeline(settings.model_copy(update={"ingest_slice_papers": size, "vectorstore_dir": tmp_path / name}))
+        first = pipeline.ingest(pipeline.load([a])[0], progress=False)
+        second = pipeline.ingest(pipeline.load([b])[0], progress=False)
+        assert (first.new_papers, first.embedded_chunks, second.new_papers, second.updated_papers) == (10, 10, 2, 2)
+        index = pipeline.index()
+        got = index.collection.get(include=["embeddings", "metadatas"])
+        chunks = {cid: ([round(x, 6) for x in vec], meta) for cid, vec, meta in zip(got["ids"], got["embeddings"], got["metadatas"])}
+        stores.append((chunks, index.papers(), index.catalog.term_frequencies(["graph", "learning", "paper"])))
+    assert stores[0] == stores[1] and len(stores[0][0]) == 12

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ragqa import snapshot
 from ragqa.pipeline import Pipeline
-from ragqa.retrieve import Filters, Searcher
+from ragqa.metadata import AuthorIndex, TopicIndex
+from ragqa.retrieve import Filters, Searcher, _status_of, _topic_of, _venue_of, _year_of
 
 
 def _ids(searcher):
@@ -70,3 +71,20 @@ def test_an_unwritable_views_file_loses_no_ingest(bundled, monkeypatch):
     monkeypatch.setattr(snapshot, "save", full)
     result = pipeline.ingest(report, progress=False)
     assert result.papers and len(pipeline.searcher.paper_meta()) == pipeline.index().catalog.count()
+
+
+def test_the_saved_views_are_the_views_whole_records_give(indexed, monkeypatch):
+    """The writer builds every view from one pass over slim records (no abstract, no text): the same views."""
+    index = indexed.index()
+    catalog = index.catalog
+    saved = snapshot.load(snapshot.path_for(catalog.path), (catalog.count(), catalog.generation(), catalog.revision()))
+    monkeypatch.setattr(snapshot, "load", lambda *a: None)
+    built = _reader(indexed)
+    built.venues(), built.years(), built.topics(), built.statuses(), built.libraries(), built.authors(), built.topic_index()
+    built._papers_by_surname()
+    for name, key in (("venue", _venue_of), ("year", _year_of), ("status", _status_of), ("topic text", _topic_of)):
+        built._postings(name, key)
+    state = lambda v: v.__getstate__() if type(v) in (AuthorIndex, TopicIndex) else v
+    assert saved["names"] == built._names and set(saved["facets"]) == set(built._facets) - {"term stats"}
+    for name, view in saved["facets"].items():
+        assert state(view) == state(built._facets[name]), name
