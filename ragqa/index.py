@@ -226,21 +226,20 @@ class PaperIndex:
         return LexicalIndex.load(self.lexical_path, self.catalog.generation())
 
     def build_lexical(self) -> "LexicalIndex | None":
-        """BM25 over every chunk's embedded text (reads every chunk: writers and fallbacks only)."""
+        """BM25 over the embedded text of every catalogued paper's chunks (reads every chunk: writers and
+        fallbacks only; chunks without a catalog row, which readers never show, are left out)."""
         from llama_index.core.schema import MetadataMode
         from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
         from .lexical import LexicalIndex
 
-        ids, texts, offset = [], [], 0
-        while True:  # in pages: one get of every chunk exceeds SQLite's variable limit past ~100k chunks
-            page = self.collection.get(include=["documents", "metadatas"], limit=_FETCH_BATCH, offset=offset)
+        wanted = [f"{pid}:{n}" for pid, count in self.catalog.chunk_counts().items() for n in range(count)]
+        ids, texts = [], []
+        for start in range(0, len(wanted), _FETCH_BATCH):  # pages by id: pages by offset rescan the table up to it
+            page = self.collection.get(ids=wanted[start:start + _FETCH_BATCH], include=["documents", "metadatas"])
             for cid, doc, meta in zip(page["ids"], page["documents"], page["metadatas"]):
                 ids.append(cid)
                 texts.append(metadata_dict_to_node(meta, text=doc).get_content(metadata_mode=MetadataMode.EMBED))
-            if len(page["ids"]) < _FETCH_BATCH:
-                break
-            offset += _FETCH_BATCH
         return LexicalIndex.build(ids, texts, self.catalog.generation())
 
     def refresh_lexical(self, changed: bool) -> None:
