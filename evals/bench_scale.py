@@ -2,7 +2,8 @@
 abstracts (two halves of two different abstracts, unique ids, so texts differ), indexed with the
 hashing embedder (the embedding model is not what is measured), into a fresh embedded store per size.
 
-    .venv/bin/python -m evals.bench_scale --sizes 10000 100000 [--out evals/reports/scale.json]
+    .venv/bin/python -m evals.bench_scale --sizes 10000 100000 [--out evals/reports/scale.json]   (+ scale.png)
+    .venv/bin/python -m evals.bench_scale --plot evals/reports/scale-*.json --out evals/reports/scale.png
 
 Per size: ingest throughput and peak memory, cold start of `ragqa search` (a new process, to its first result), its peak
 memory, hybrid search p50/p95 without and with a venue filter (in one warm process), the name check of questions
@@ -155,6 +156,40 @@ def _measure(n: int, corpus: Path, store: Path, env: dict, reuse: bool) -> dict:
     return result
 
 
+PANELS = (("ingest", "papers/s", ["ingest_papers_per_s"]), ("ingest memory", "peak RSS, MB", ["ingest_peak_rss_mb"]),
+          ("cold `ragqa search`", "s", ["cold_search_s"]), ("reader memory", "peak RSS, MB", ["cold_search_peak_rss_mb", "features_peak_rss_mb"]),
+          ("warm hybrid search", "ms", ["search_p50_ms", "search_p95_ms", "search_venue_filter_p50_ms"]), ("store", "MB", ["store_mb"]))
+
+
+def plot(results: list[dict], path: Path) -> list[str]:
+    """Cost against collection size, one panel per cost (size on a log axis), one line per store kind and field,
+    written to `path`; -> the lines drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 3, figsize=(13, 7))
+    for ax, (title, unit, fields) in zip(axes.flat, PANELS):
+        for store in sorted({r.get("store", "embedded") for r in results}):
+            for name in fields:
+                points = sorted((r["papers"], r[name]) for r in results if r.get("store", "embedded") == store and r.get(name))
+                if points:
+                    ax.plot(*zip(*points), marker="o", label=f"{name} ({store})")
+        ax.set(title=title, xlabel="papers", ylabel=unit)
+        if ax.lines:
+            ax.set(xscale="log", ylim=(0, None))
+            ax.legend(fontsize=7)
+        else:
+            ax.text(0.5, 0.5, "not measured in these reports", ha="center", va="center", transform=ax.transAxes)
+        ax.grid(True, which="both", alpha=0.3)
+    fig.suptitle(f"ragqa cost against collection size ({os.cpu_count()} cores, hashing embedder)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [line.get_label() for ax in axes.flat for line in ax.lines]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
@@ -162,7 +197,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=None, help="folder for corpora and stores (default: a temp folder)")
     parser.add_argument("--reuse", action="store_true", help="a store already in --work is measured as is (search only, no ingest)")
     parser.add_argument("--server", action="store_true", help="index into and search a chroma server started for the run")
+    parser.add_argument("--plot", type=Path, nargs="+", metavar="REPORT",
+                        help="only plot these reports' results together (into --out, a .png), measuring nothing")
     args = parser.parse_args(argv)
+    if args.plot:
+        rows = [r for report in args.plot for r in json.loads(report.read_text())["results"]]
+        path = args.out or Path("scale.png")
+        plot(rows, path)
+        print(path)
+        return 0
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}", file=sys.stderr)
         return 1
@@ -175,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(results[-1]), flush=True)
     if args.out:
         args.out.write_text(json.dumps({"machine": os.uname().machine, "cpus": os.cpu_count(), "results": results}, indent=1))
+        plot(results, args.out.with_suffix(".png"))
     return 0
 
 

@@ -177,3 +177,15 @@ def test_own_part_key_facts_put_a_papers_background_last():
                                                      "GMV is ten times faster than sampling."]
     assert key_facts(pipeline, q, n=4, own_part=True)[2:] == ["Data valuation plays a crucial role in machine learning.",
                                                               "Shapley values are slow."]
+
+
+def test_the_scale_plot_draws_every_measured_cost_against_size(tmp_path):
+    from evals.bench_scale import PANELS, plot
+
+    rows = [{"store": "embedded", "papers": n, "ingest_papers_per_s": 150 - n / 1000, "store_mb": n / 30,
+             "search_p50_ms": 20 + n / 5000} for n in (10_000, 100_000)]
+    rows.append({"store": "chroma server", "papers": 10_000, "search_p50_ms": 30.0})
+    drawn = plot(rows, tmp_path / "scale.png")
+    assert (tmp_path / "scale.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(drawn) == ["ingest_papers_per_s (embedded)", "search_p50_ms (chroma server)", "search_p50_ms (embedded)",
+                             "store_mb (embedded)"]
