@@ -90,7 +90,7 @@ def cmd_ingest(args) -> int:
         return _verify(pipeline)
     paths = [Path(p) for p in args.paths] or [pipeline.settings.data_dir]
     started = time.perf_counter()
-    report, errors = pipeline.load(paths)
+    report, errors = pipeline.load(paths, progress=not args.quiet)
     for error in errors:
         _err(f"skipped file: {error}")
     for skip in report.skipped:

@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -117,7 +118,7 @@ def _encoding(path: Path, sample: bytes) -> str | None:
     return encoding
 
 
-def _lines(path: Path, encoding: str | None):
+def _lines(path: Path, encoding: str | None, on_read=None):
     """A text file's lines as it is read, split as read_text_file's text is (universal newlines), with its
     checks: a NUL or (in UTF-8) an undecodable byte raises ListingError, naming the byte's offset."""
     if encoding:  # UTF-16: the text layer decodes it
@@ -126,6 +127,8 @@ def _lines(path: Path, encoding: str | None):
                 for line in f:
                     if "\x00" in line:
                         raise _binary(path)
+                    if on_read:
+                        on_read(len(line.encode(encoding, "replace")))
                     yield line[:-1] if line.endswith("\n") else line
             except UnicodeDecodeError:
                 raise _binary(path) from None
@@ -141,6 +144,8 @@ def _lines(path: Path, encoding: str | None):
             if "\x00" in text:
                 raise _binary(path)
             offset += len(raw)
+            if on_read:
+                on_read(len(raw))
             pieces = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
             yield from pieces[:-1] if len(pieces) > 1 and pieces[-1] == "" else pieces
 
@@ -444,7 +449,7 @@ def load_file(path: Path, manifest: dict[str, dict] | None = None) -> LoadReport
     return report
 
 
-def read_papers(path: Path, manifest: dict[str, dict] | None, report: LoadReport):
+def read_papers(path: Path, manifest: dict[str, dict] | None, report: LoadReport, on_read=None):
     """One file's papers, one at a time (entries and skips counted into `report`). JSON lines, ours and
     arXiv's, are parsed as the file is read, so a file of any size is never held whole; other formats are
     read whole. A file that cannot be read raises ListingError, possibly after some papers."""
@@ -452,17 +457,19 @@ def read_papers(path: Path, manifest: dict[str, dict] | None, report: LoadReport
     suffix = path.suffix.lower()
     if path.exists() and suffix not in SUFFIX_FORMATS:
         raise ListingError(f"{path}: unknown format {suffix or '(no extension)'}. Use {SUPPORTED} files.")
-    lines = _json_lines(path)
+    lines = _json_lines(path, on_read)
     if lines is not None:
         yield from _read_records(lines, path.name, report)
         return
     whole = _load_whole(path, manifest)
+    if on_read:
+        on_read(path.stat().st_size)
     report.entries += whole.entries
     report.skipped += whole.skipped
     yield from whole.papers
 
 
-def _json_lines(path: Path):
+def _json_lines(path: Path, on_read=None):
     """(where, record-or-reason) per line, read as it goes, when the file holds JSON lines; else None."""
     if not path.is_file():
         return None
@@ -473,7 +480,7 @@ def _json_lines(path: Path):
     fmt = line_format(text.replace("\r\n", "\n").replace("\r", "\n"))
     if fmt is None:
         return None
-    records = _jsonl_records(_lines(path, encoding))
+    records = _jsonl_records(_lines(path, encoding, on_read))
     if fmt == "arxiv":
         return ((where, row if isinstance(row, str) else arxiv_record(row)) for where, row in records)
     return records
@@ -540,7 +547,7 @@ def merge_all(papers: list[Paper]) -> list[Paper]:
     return [replace(p, text=dehyphenate(p.text, vocabulary)) for p in merged.values()]
 
 
-def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None) -> tuple[LoadReport, list[str]]:
+def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None, progress: bool = False) -> tuple[LoadReport, list[str]]:
     """Files or folders -> one merged LoadReport, plus one-line errors for unreadable files and for
     files of other formats in a folder (subfolders and hidden files are left alone). Its papers are
     merged and de-hyphenated as merge_all does, and read back from disk (spill.SpilledPapers)."""
@@ -557,19 +564,23 @@ def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None) -> tu
                 files.append(p)
             else:
                 errors.append(f"{p}: unsupported format {p.suffix.lower() or '(no extension)'} (use {SUPPORTED})")
+    from tqdm import tqdm
+
     papers = SpilledPapers()  # on disk until indexed: a file of a million papers is not held in memory
     total = LoadReport(papers=papers)
-    for file in files:
-        report = LoadReport()
-        papers.begin()
-        try:
-            for paper in read_papers(file, manifest, report):
-                papers.add(paper)
-        except ListingError as exc:  # the whole file is skipped, as if unreadable from its first byte
-            papers.rollback()
-            errors.append(str(exc))
-            continue
-        papers.commit()
-        total.entries += report.entries
-        total.skipped += report.skipped
+    size = sum(f.stat().st_size for f in files if f.is_file())
+    with tqdm(total=size, unit="B", unit_scale=True, desc="reading", file=sys.stderr, disable=not progress) as bar:
+        for file in files:
+            report = LoadReport()
+            papers.begin()
+            try:
+                for paper in read_papers(file, manifest, report, bar.update if progress else None):
+                    papers.add(paper)
+            except ListingError as exc:  # the whole file is skipped, as if unreadable from its first byte
+                papers.rollback()
+                errors.append(str(exc))
+                continue
+            papers.commit()
+            total.entries += report.entries
+            total.skipped += report.skipped
     return total, errors

@@ -143,8 +143,8 @@ class Pipeline:
         return [Hit.of_paper(pid, m) for pid, m in self.searcher.paper_meta().items()]
 
     # -- operations ---------------------------------------------------------------------------
-    def load(self, paths: list[Path] | None = None) -> tuple[LoadReport, list[str]]:
-        return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir))
+    def load(self, paths: list[Path] | None = None, progress: bool = False) -> tuple[LoadReport, list[str]]:
+        return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir), progress=progress)
 
     def ingest(self, report: LoadReport, progress: bool = True, library: str | None = None) -> IngestReport:
         from .catalog import DEFAULT_LIBRARY, check_library_name

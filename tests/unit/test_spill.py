@@ -59,3 +59,17 @@ def test_json_lines_are_read_as_the_file_is_read(tmp_path, monkeypatch):
     monkeypatch.setattr(Path, "read_bytes", lambda self: (_ for _ in ()).throw(AssertionError(f"read whole: {self}")))
     report, errors = load_paths([path])
     assert errors == [] and len(report.papers) == 3000 and report.papers[2999].source_id == "r2999"
+
+
+def test_reading_reports_every_byte_of_every_file(tmp_path, settings):
+    """The 'reading' bar of `ragqa ingest` ends at the inputs' size: JSON lines count as they are read (CRLF too),
+    other formats when read whole."""
+    from ragqa.corpus import LoadReport, read_papers
+
+    lines = tmp_path / "a.jsonl"
+    lines.write_bytes(b"\r\n".join(json.dumps(_row(i, "Graph learning \u00e9.")).encode() for i in range(300)) + b"\r\n")
+    listing = next(p for p in settings.data_dir.iterdir() if p.suffix == ".txt")
+    for path in (lines, listing):
+        seen: list[int] = []
+        papers = list(read_papers(path, load_manifest(settings.data_dir), LoadReport(), seen.append))
+        assert papers and sum(seen) == path.stat().st_size
