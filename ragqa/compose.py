@@ -159,7 +159,8 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
 
 def extractive_answer(sources: list[Source], question: str, max_papers: int = 3) -> tuple[str, list[int]]:
     """The honest fallback: what each top paper says closest to the question, its own sentences before its
-    background (Source.closest), quoted and cited: two sentences of the best paper (in abstract order), one of each other."""
+    background (Source.closest), quoted and cited: two sentences of the best paper (in abstract order), one of each other.
+    Each quote is headed by the paper's title, as list items are (a short method name is for running prose)."""
     lines, cited = [], []
     for rank, s in enumerate(sources[:max_papers]):
         picked = list(s.closest[: 2 if rank == 0 else 1] or s.evidence[:1])
@@ -167,7 +168,7 @@ def extractive_answer(sources: list[Source], question: str, max_papers: int = 3)
             continue
         text = s.hit.meta.get("text") or ""
         picked.sort(key=lambda x: text.find(x))
-        lines.append(f"{paper_name(s.hit.meta, bool(CJK.search(question)), opening=True)}: \"{' '.join(picked)}\" [{s.n}]")
+        lines.append(f"{display_name(s.hit.meta, bool(CJK.search(question)))}: \"{' '.join(picked)}\" [{s.n}]")  # as list items
         cited.append(s.n)
     head = "相关论文原文摘录：" if CJK.search(question) else "From the most relevant papers:"
     return head + "\n" + "\n".join(f"- {line}" for line in lines), cited

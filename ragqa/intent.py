@@ -26,6 +26,7 @@ _GROUPS = (  # (key, wording that asks for papers grouped by it)
 _COUNT = re.compile(
     r"\bhow many\b|\bnumber of (?:papers|works|studies)\b|\bcount (?:the )?(?:papers|works)\b|多少篇|几篇|多少(?:个|项)?(?:研究|论文|工作)",
     re.I)
+_WORK_ZH = r"(?:论文|文章|研究|工作|方法|文献|成果|篇)"  # paper, article, study, work, method, literature, result
 # plural asks for papers, or existence of work on a topic (not "is there a paper that ...", which wants one)
 _LIST = re.compile(
     # ("which paper studies X" asks for one paper: "studies" is its verb there)
@@ -39,7 +40,10 @@ _LIST = re.compile(
     r"(?:on|about|for|of|in|into|that|which|where|to|\w+ing)\b"
     r"|\bwhat (?:does|do) (?:the|this|your) (?:collection|index|library|corpus) (?:have|contain|hold|say)\b"
     r"|\bwho (?:works|worked|has worked|is working) on\b"
-    r"|有没有|有哪些|哪些|哪几篇|相关(?:的)?(?:论文|研究|工作)",
+    # Chinese "which / what ... are there" asks for papers when a body-of-work noun goes with it, as "which" does in
+    # English ("哪些论文", "论文有哪些", "有哪些…方法"); "在哪些层 / 哪些数据集" asks about one paper's content
+    r"|有没有|哪几篇|相关(?:的)?(?:论文|研究|工作)"
+    r"|哪(?:些|几)[^。？?！!，,]{0,40}?" + _WORK_ZH + r"|" + _WORK_ZH + r"[^。？?！!，,]{0,30}?哪(?:些|几)",  # in one clause
     re.I)
 
 

@@ -106,6 +106,15 @@ def test_extractive_fallback_cites_each_top_paper():
     assert cited == [1, 2, 3] and text.count('"Evidence sentence 0') == 3 and "[3]" in text
 
 
+def test_a_quote_is_headed_by_the_papers_title_not_a_name_its_abstract_uses():
+    from dataclasses import replace
+
+    (s,) = _sources()[:1]
+    meta = {**s.hit.meta, "title": "Understanding Information Storage in Multi-Modal LLMs", "label": "VQA-Constraints"}
+    text, _ = extractive_answer([replace(s, hit=replace(s.hit, meta=meta))], "Where is the information stored?")
+    assert text.splitlines()[1].startswith("- Understanding Information Storage in Multi-Modal LLMs: \"")
+
+
 def test_a_group_table_says_when_nobody_stands_out():
     """"Who works most on X?" when every author has one paper: the answer says they tie, not just an alphabetical list."""
     level = [_source(1, authors="Ann Basu; Bo Li"), _source(2, authors="Cy Wu")]

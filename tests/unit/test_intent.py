@@ -22,6 +22,11 @@ from ragqa.intent import COUNT, EXPLAIN, LIST, classify
     ("recent approaches to continual learning", LIST),
     ("有没有研究扩散模型采样质量下降原因的论文？", LIST),
     ("哪些论文研究了图神经网络？", LIST),
+    ("关于解耦表征如何学习的论文有哪些？", LIST),
+    ("有哪些专门针对医学图像设计的模型或方法？", LIST),
+    ("它们在哪些数据集上做了实验？", EXPLAIN),  # "which datasets": about the papers' content, as in English
+    ("相关信息存储在哪些层？能据此修正模型里的错误知识吗？", EXPLAIN),
+    ("Which datasets did they evaluate on?", EXPLAIN),
     ("How many ICLR 2024 papers study robustness?", COUNT),
     ("how many papers are about sparse autoencoders", COUNT),
     ("ICML 2024 有多少篇关于强化学习的论文？", COUNT),
