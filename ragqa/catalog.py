@@ -37,6 +37,8 @@ CREATE INDEX IF NOT EXISTS libraries_name ON libraries(library);
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS papers_source ON papers(source_id);
 CREATE INDEX IF NOT EXISTS papers_venue_year ON papers(venue, year);
+CREATE INDEX IF NOT EXISTS papers_shown ON papers(COALESCE(venue, ''), COALESCE(NULLIF(title, ''), label));
+CREATE INDEX IF NOT EXISTS papers_topic ON papers(topic);
 CREATE INDEX IF NOT EXISTS authors_name ON authors(name COLLATE NOCASE);
 """
 # the name index (names.py): full-text postings of each paper's label, title and text, kept in step with `papers` by
@@ -68,6 +70,7 @@ _TERMS_VERSION = 1  # bump when terms.py changes what a term is: the table is re
 _COLUMNS = ("paper_id", "label", "title", "venue", "year", "topic", "status", "track", "authors_truncated",
             "source_id", "sources", "extra", "abstract", "text", "n_chunks", "flags")
 _PAGE = 900  # below SQLite's default limit of host parameters
+_SHOWN = "COALESCE(venue, ''), COALESCE(NULLIF(title, ''), label)"  # the Papers tab's order (index papers_shown)
 DEFAULT_LIBRARY = "default"
 
 
@@ -201,6 +204,47 @@ class Catalog:
             for pid, name in self._db().execute(f"SELECT paper_id, library FROM libraries {where} ORDER BY library", params):
                 out.setdefault(pid, []).append(name)
         return out
+
+    def browse(self, paper_ids: set[str] | None, limit: int) -> list[str]:
+        """Up to `limit` of these papers' ids (every paper's when None) as the Papers tab lists them: by venue, then
+        title (label when untitled), through an index, so the first rows of a million papers cost a few reads."""
+        order = f"ORDER BY {_SHOWN} LIMIT ?"
+        if paper_ids is None:
+            return [r[0] for r in self._db().execute(f"SELECT paper_id FROM papers {order}", (limit,))]
+        return [r[0] for r in self._db().execute(
+            f"SELECT paper_id FROM papers WHERE paper_id IN (SELECT paper_id FROM {self._picked(paper_ids)}) {order}", (limit,))]
+
+    def shown_as(self, name: str, venue: str) -> list[str]:
+        """Papers the Papers tab shows with this name (title, label when untitled) and venue."""
+        return [r[0] for r in self._db().execute(
+            f"SELECT paper_id FROM papers WHERE COALESCE(venue, '') = ? AND COALESCE(NULLIF(title, ''), label) = ?",
+            (venue, name))]
+
+    def topic_counts(self, paper_ids: set[str] | None) -> Counter:
+        """topic -> papers with it, over these papers (every paper when None)."""
+        where = f"WHERE paper_id IN (SELECT paper_id FROM {self._picked(paper_ids)})" if paper_ids is not None else ""
+        return Counter(dict(self._db().execute(
+            f"SELECT topic, COUNT(*) FROM papers {where} {'AND' if where else 'WHERE'} COALESCE(topic, '') != '' GROUP BY topic")))
+
+    def with_words(self, words: list[str]) -> set[str]:
+        """Papers whose label, title, text or an author's name has these words in a row (the last one a prefix)."""
+        phrase = '"' + " ".join(w.replace('"', "") for w in words) + '"*'
+        db = self._db()
+        found = {r[0] for r in db.execute(
+            "SELECT p.paper_id FROM names JOIN papers p ON p.rowid = names.rowid WHERE names MATCH ?", (phrase,))}
+        found.update(r[0] for r in db.execute(
+            "SELECT a.paper_id FROM author_names JOIN authors a ON a.rowid = author_names.rowid WHERE author_names MATCH ?",
+            (phrase,)))
+        return found
+
+    def _picked(self, paper_ids: set[str]) -> str:
+        """A temporary table of these ids, for a join where an IN (...) list would pass SQLite's parameter limit."""
+        db = self._db()
+        with db:  # committed at once: an open transaction would pin this connection to a stale snapshot
+            db.execute("CREATE TEMP TABLE IF NOT EXISTS picked (paper_id TEXT PRIMARY KEY) WITHOUT ROWID")
+            db.execute("DELETE FROM temp.picked")
+            db.executemany("INSERT OR IGNORE INTO temp.picked VALUES (?)", ((pid,) for pid in paper_ids))
+        return "temp.picked"
 
     def in_library(self, library: str) -> set[str]:
         return {r[0] for r in self._db().execute("SELECT paper_id FROM libraries WHERE library = ?", (library,))}

@@ -384,6 +384,42 @@ class Searcher:
         meta = self.paper_meta()
         return dict(meta.items()) if allowed is None else meta.many(sorted(allowed))
 
+    def admitted(self, filters: Filters) -> set[str] | None:
+        """Ids of the papers the filters admit; None when no filter is set (every paper)."""
+        return self._allowed(filters)
+
+    def with_words(self, text: str) -> set[str] | None:
+        """Papers whose label, title, abstract, an author's name or topic has the words of `text` in a row (the
+        last may be cut short: "autoenc" finds autoencoders), from the catalog's full-text tables and the topic
+        postings; None when `text` has no words."""
+        words = re.findall(r"\w+", text.lower())
+        if not words:
+            return None
+        self.refresh()
+        found = self.index.catalog.with_words(words)
+        needle = fold(" ".join(words))
+        found.update(pid for topic, ids in self._postings("topic text", _topic_of).items() if needle in topic for pid in ids)
+        return found
+
+    def counts(self, field: str, within: set[str] | None) -> "Counter":
+        """value -> papers with it among `within` (every paper when None), from the postings (no record read):
+        field "venue", "year" (papers without one count under "?"), "status" or "library"."""
+        from collections import Counter
+
+        if field == "library":
+            self.refresh()
+            return Counter({name: len(self.index.catalog.in_library(name) & within) if within is not None else n
+                            for name, n in self.index.catalog.libraries().items()})
+        if field == "status":
+            postings = self._postings("status", _status_of)
+            values = {raw: postings.get(fold(raw), set()) for raw in self.statuses()}
+        else:
+            values = self._postings(field, _venue_of if field == "venue" else _year_of)
+        out = Counter({str(v): len(ids) if within is None else len(ids & within) for v, ids in values.items()})
+        if field != "status":
+            out["?"] = (len(self.paper_meta()) if within is None else len(within)) - sum(out.values())
+        return +out  # no zero counts
+
     def _allowed(self, filters: Filters) -> set[str] | None:
         if not filters.active():
             return None

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import html
 import json
-from collections import Counter
 from dataclasses import replace
 
 import gradio as gr
 
-from ragqa.corpus import libraries_of
 from ragqa.errors import RagqaError
 from ragqa.retrieve import Filters
 from ui.choices import ANY, LIVE, chosen
@@ -35,34 +33,41 @@ def paper_row(meta: dict) -> list[str]:
             (meta.get("authors") or "").replace("; ", ", "), _start(meta.get("text") or "")]
 
 
+SHOWN = 500  # rows the table holds; the rest are counted, and found with words or facets
+
+
 def papers_table(pipeline, query: str = "", venue: str = ANY, author: str = "", status: str = ANY,
                  library: str = ANY, topic: str = "", year=ANY) -> tuple[list[list[str]], str]:
-    """Rows for the Papers tab and a Markdown summary with counts per facet. A facet's counts are over
-    the papers the other filters admit, so each shows what choosing a value would give."""
+    """Rows for the Papers tab (the first SHOWN by venue and title) and a Markdown summary with counts per facet.
+    A facet's counts are over the papers the other filters admit, so each shows what choosing a value would give.
+    Words, filters and counts are look-ups (full-text tables, postings): only the rows shown are read."""
     try:
         searcher = pipeline.searcher
         total = len(searcher.paper_meta())
+        year = chosen(year)
+        picked = Filters(venue=chosen(venue), author=(author or "").strip() or None, status=chosen(status),
+                         library=chosen(library), topic=(topic or "").strip() or None,
+                         year=int(year) if year is not None and str(year).strip().isdigit() else None)
+        words = searcher.with_words(query or "")
+
+        def admitted(filters: Filters) -> set[str] | None:
+            sets = sorted((s for s in (searcher.admitted(filters), words) if s is not None), key=len)
+            return set(sets[0]).intersection(*sets[1:]) if sets else None
+
+        shown = admitted(picked)
+        facets = {
+            "Venue": searcher.counts("venue", admitted(replace(picked, venue=None))),
+            "Year": searcher.counts("year", admitted(replace(picked, year=None))),
+            "Status": searcher.counts("status", admitted(replace(picked, status=None))),
+            "Library": searcher.counts("library", admitted(replace(picked, library=None))),
+            "Topic": searcher.index.catalog.topic_counts(shown),
+        }
+        ids = searcher.index.catalog.browse(shown, SHOWN)
+        metas = searcher.paper_meta().many(ids)
     except RagqaError as exc:
         return [], html.escape(str(exc))
-    needle = (query or "").lower().strip()
-    year = chosen(year)
-    picked = Filters(venue=chosen(venue), author=(author or "").strip() or None, status=chosen(status),
-                     library=chosen(library), topic=(topic or "").strip() or None,
-                     year=int(year) if year is not None and str(year).strip().isdigit() else None)
-
-    def select(filters: Filters) -> list[dict]:
-        return [m for m in searcher.matching(filters).values() if not needle or needle in _words(m)]
-
-    shown = select(picked)
-    facets = {
-        "Venue": Counter(m.get("venue") or "?" for m in select(replace(picked, venue=None))),
-        "Year": Counter(str(m.get("year") or "?") for m in select(replace(picked, year=None))),
-        "Status": Counter(m["status"] for m in select(replace(picked, status=None)) if m.get("status")),
-        "Library": Counter(name for m in select(replace(picked, library=None)) for name in libraries_of(m)),
-        "Topic": Counter(m["topic"] for m in shown if m.get("topic")),
-    }
-    rows = sorted((paper_row(m) for m in shown), key=lambda r: (r[1], r[0]))
-    return rows, facet_summary(total, len(rows), facets)
+    rows = [paper_row(metas[pid]) for pid in ids if pid in metas]
+    return rows, facet_summary(total, len(rows), facets, matched=total if shown is None else len(shown))
 
 
 def paper_for_row(pipeline, row: list | None) -> tuple[str, dict] | None:
@@ -71,14 +76,10 @@ def paper_for_row(pipeline, row: list | None) -> tuple[str, dict] | None:
     if not row:
         return None
     row = ["" if v is None else str(v) for v in row]
-    titled = []  # title and venue: a stale cell elsewhere in the row
-    for pid, m in pipeline.searcher.paper_meta().items():  # one pass over the catalog
-        shown = paper_row(m)
-        if shown == row:
-            return pid, m
-        if shown[:2] == row[:2]:
-            titled.append((pid, m))
-    return titled[0] if len(titled) == 1 else None
+    # title and venue name the candidates (an index look-up); a stale cell elsewhere in the row still finds a unique one
+    titled = list(pipeline.searcher.paper_meta().many(pipeline.searcher.index.catalog.shown_as(row[0], row[1])).items())
+    exact = [(pid, m) for pid, m in titled if paper_row(m) == row]
+    return exact[0] if exact else titled[0] if len(titled) == 1 else None
 
 
 def paper_links(meta: dict) -> list[tuple[str, str]]:

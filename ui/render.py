@@ -116,10 +116,12 @@ def answer_markdown(answer: Answer) -> str:
     return text
 
 
-def facet_summary(total: int, shown: int, facets: dict, top: int = 12) -> str:
-    """Markdown for the Papers tab: the index size, how many papers are shown, and per facet
-    (name -> Counter of value -> papers) its values with counts (topics: the `top` most common)."""
-    lines = [f"**{total} papers** indexed · showing {shown}."]
+def facet_summary(total: int, shown: int, facets: dict, top: int = 12, matched: int | None = None) -> str:
+    """Markdown for the Papers tab: the index size, how many papers are shown (of how many `matched`, when the
+    table holds fewer), and per facet (name -> Counter of value -> papers) its values with counts (topics: the
+    `top` most common)."""
+    more = f" of {matched} that match: narrow them with words or filters" if matched is not None and matched > shown else ""
+    lines = [f"**{total} papers** indexed · showing {shown}{more}."]
     for name, counts in facets.items():
         if not counts:
             continue

@@ -56,3 +56,27 @@ def test_topic_and_year_filters_narrow_the_table_and_count_the_facets(ui_pipelin
     rows, summary = papers_table(ui_pipeline, year=str(year))
     assert len(rows) == sum(m.get("year") == year for m in metas) and f"{year}: {len(rows)}" in summary
     assert papers_table(ui_pipeline, topic="no such topic zzz")[0] == []
+
+
+def test_the_table_and_its_counts_are_look_ups_that_agree_with_the_records(ui_pipeline, monkeypatch):
+    """Words, filters and facet counts come from the catalog's full-text tables and the postings; only the rows
+    shown are read. Checked against a pass over every record, which papers_table itself must not make."""
+    from collections import Counter
+
+    import ui.papers as papers
+
+    metas = dict(ui_pipeline.searcher.paper_meta().items())
+    records = type(ui_pipeline.searcher.paper_meta())
+    monkeypatch.setattr(records, "pages", lambda self: (_ for _ in ()).throw(AssertionError("read every record")))
+    monkeypatch.setattr(papers, "SHOWN", 10)
+    rows, summary = papers_table(ui_pipeline)
+    assert len(rows) == 10 and f"showing 10 of {len(metas)} that match" in summary
+    assert rows == sorted(rows, key=lambda r: (r[1], r[0]))[:10] == sorted(map(paper_row, metas.values()),
+                                                                            key=lambda r: (r[1], r[0]))[:10]
+    venues = Counter(m.get("venue") or "?" for m in metas.values())
+    assert all(f"{v}: {n}" in summary for v, n in venues.items())
+    rows, summary = papers_table(ui_pipeline, query="graph neur")  # the last word may be cut short
+    want = [m for m in metas.values() if "graph neur" in " ".join(str(m.get(k) or "") for k in ("title", "text")).lower()]
+    assert 0 < len(want) <= 10 and len(rows) == len(want) and f"showing {len(want)}." in summary
+    rows, _ = papers_table(ui_pipeline, query="Kai Zhao")  # an author's name
+    assert rows and all("Kai Zhao" in r[5] for r in rows)
