@@ -169,10 +169,11 @@ def _labelled(pipeline, result: SearchResult) -> list[Hit]:
     """The papers (within the filters) whose topic, keywords or title name the question's whole subject, newest first."""
     if result.topic is None:
         return []
-    allowed = pipeline.searcher.matching(result.filters)
-    ids = [pid for pid in result.topic.papers | result.topic.titled if pid in allowed]
-    ids.sort(key=lambda pid: (-(allowed[pid].get("year") or 0), allowed[pid].get("label") or ""))
-    return [Hit.of_paper(pid, allowed[pid]) for pid in ids]
+    admitted = pipeline.searcher.admitted(result.filters)  # ids only: the records read are the labelled papers'
+    records = pipeline.searcher.paper_meta().many(
+        sorted(pid for pid in result.topic.papers | result.topic.titled if admitted is None or pid in admitted))
+    ids = sorted(records, key=lambda pid: (-(records[pid].get("year") or 0), records[pid].get("label") or ""))
+    return [Hit.of_paper(pid, records[pid]) for pid in ids]
 
 
 def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None) -> tuple[SearchResult, list[Hit]]:
