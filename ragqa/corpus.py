@@ -547,10 +547,12 @@ def merge_all(papers: list[Paper]) -> list[Paper]:
     return [replace(p, text=dehyphenate(p.text, vocabulary)) for p in merged.values()]
 
 
-def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None, progress: bool = False) -> tuple[LoadReport, list[str]]:
+def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None, progress: bool = False,
+               spill_dir: Path | None = None) -> tuple[LoadReport, list[str]]:
     """Files or folders -> one merged LoadReport, plus one-line errors for unreadable files and for
     files of other formats in a folder (subfolders and hidden files are left alone). Its papers are
-    merged and de-hyphenated as merge_all does, and read back from disk (spill.SpilledPapers)."""
+    merged and de-hyphenated as merge_all does, and read back from a temporary file in `spill_dir`
+    (spill.SpilledPapers; the system's temporary folder when None)."""
     files: list[Path] = []
     errors: list[str] = []
     for path in map(Path, paths):
@@ -566,7 +568,7 @@ def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None, progr
                 errors.append(f"{p}: unsupported format {p.suffix.lower() or '(no extension)'} (use {SUPPORTED})")
     from tqdm import tqdm
 
-    papers = SpilledPapers()  # on disk until indexed: a file of a million papers is not held in memory
+    papers = SpilledPapers(spill_dir)  # on disk until indexed: a file of a million papers is not held in memory
     total = LoadReport(papers=papers)
     size = sum(f.stat().st_size for f in files if f.is_file())
     with tqdm(total=size, unit="B", unit_scale=True, desc="reading", file=sys.stderr, disable=not progress) as bar:

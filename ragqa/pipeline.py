@@ -144,7 +144,14 @@ class Pipeline:
 
     # -- operations ---------------------------------------------------------------------------
     def load(self, paths: list[Path] | None = None, progress: bool = False) -> tuple[LoadReport, list[str]]:
-        return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir), progress=progress)
+        """The papers of files or folders (the bundled data by default), held in a temporary file next to the store."""
+        spill = self.settings.vectorstore_dir
+        try:
+            spill.mkdir(parents=True, exist_ok=True)
+        except OSError:  # a read-only store folder: the system's temporary folder
+            spill = None
+        return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir), progress=progress,
+                          spill_dir=spill)
 
     def ingest(self, report: LoadReport, progress: bool = True, library: str | None = None) -> IngestReport:
         from .catalog import DEFAULT_LIBRARY, check_library_name

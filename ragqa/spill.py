@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 class SpilledPapers(Sequence):
     """Unique papers in first-seen order, read back from a temporary file (deleted when this is)."""
 
-    def __init__(self):
-        self._file = tempfile.TemporaryFile(prefix="ragqa-load-")
+    def __init__(self, folder=None):
+        # in `folder` (the store's, from Pipeline.load) rather than /tmp, which is often a RAM-backed tmpfs
+        self._file = tempfile.TemporaryFile(prefix="ragqa-load-", dir=folder)
         self._where: dict[str, int | list[int]] = {}  # paper id -> offset of its record, or of each record of it
         self._vocabulary: Counter = Counter()
         self._staged: dict[str, list[int]] = {}

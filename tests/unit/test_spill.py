@@ -73,3 +73,16 @@ def test_reading_reports_every_byte_of_every_file(tmp_path, settings):
         seen: list[int] = []
         papers = list(read_papers(path, load_manifest(settings.data_dir), LoadReport(), seen.append))
         assert papers and sum(seen) == path.stat().st_size
+
+
+def test_a_pipelines_load_is_held_next_to_its_store(settings, monkeypatch):
+    """Not in /tmp, which is often RAM-backed (tmpfs): the spill would take the memory it exists to save."""
+    import tempfile
+
+    from ragqa.pipeline import Pipeline
+
+    folders = []
+    real = tempfile.TemporaryFile
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda **kw: folders.append(kw.get("dir")) or real(**kw))
+    report, _ = Pipeline(settings).load()
+    assert len(report.papers) == 95 and folders == [settings.vectorstore_dir] and settings.vectorstore_dir.is_dir()
