@@ -234,13 +234,13 @@ class PaperIndex:
         from .lexical import LexicalIndex
 
         wanted = [f"{pid}:{n}" for pid, count in self.catalog.chunk_counts().items() for n in range(count)]
-        ids, texts = [], []
-        for start in range(0, len(wanted), _FETCH_BATCH):  # pages by id: pages by offset rescan the table up to it
-            page = self.collection.get(ids=wanted[start:start + _FETCH_BATCH], include=["documents", "metadatas"])
-            for cid, doc, meta in zip(page["ids"], page["documents"], page["metadatas"]):
-                ids.append(cid)
-                texts.append(metadata_dict_to_node(meta, text=doc).get_content(metadata_mode=MetadataMode.EMBED))
-        return LexicalIndex.build(ids, texts, self.catalog.generation())
+
+        def pages():  # by id: pages by offset rescan the table up to each page
+            for start in range(0, len(wanted), _FETCH_BATCH):
+                page = self.collection.get(ids=wanted[start:start + _FETCH_BATCH], include=["documents", "metadatas"])
+                yield page["ids"], [metadata_dict_to_node(meta, text=doc).get_content(metadata_mode=MetadataMode.EMBED)
+                                    for doc, meta in zip(page["documents"], page["metadatas"])]
+        return LexicalIndex.build(pages(), self.catalog.generation())
 
     def refresh_lexical(self, changed: bool) -> None:
         """After a write: a new generation and a saved BM25 index for it (also when one is missing)."""

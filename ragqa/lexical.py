@@ -48,14 +48,22 @@ class LexicalIndex:
         self._stemmer = _stemmer()
 
     @classmethod
-    def build(cls, chunk_ids: list[str], texts: list[str], generation: int) -> "LexicalIndex | None":
+    def build(cls, pages, generation: int) -> "LexicalIndex | None":
+        """BM25 over (chunk ids, texts) pages, each tokenized as it comes and its texts let go (at 1M papers every
+        chunk's text at once was ~2.5 GB): the tokens bm25s.tokenize gives, numbered by one growing vocabulary."""
         bm25s = _bm25s()
+        from bm25s.tokenization import Tokenized, Tokenizer
 
+        tokenizer = Tokenizer(stopwords=_LANGUAGE, stemmer=_stemmer())
+        chunk_ids: list[str] = []
+        token_ids: list[list[int]] = []
+        for ids, texts in pages:
+            chunk_ids += ids
+            token_ids += tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False, allow_empty=False)
         if not chunk_ids:
             return None
-        tokens = bm25s.tokenize(texts, stopwords=_LANGUAGE, stemmer=_stemmer(), show_progress=False)
         bm25 = bm25s.BM25()
-        bm25.index(tokens, show_progress=False)
+        bm25.index(Tokenized(ids=token_ids, vocab=tokenizer.get_vocab_dict()), show_progress=False)
         papers = [cid.rsplit(":", 1)[0] for cid in chunk_ids]
         paper_ids = list(dict.fromkeys(papers))
         position = {pid: i for i, pid in enumerate(paper_ids)}
