@@ -6,7 +6,6 @@ a file that cannot be read at all raises ListingError.
 """
 from __future__ import annotations
 
-import codecs
 import csv
 import hashlib
 import io
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from .clean import clean_text, corpus_vocabulary, dehyphenate, make_label
 from .errors import ListingError
+from .reading import head_text, read_text_file, text_lines
 from .spill import SpilledPapers
 from .untrusted import strip_controls
 from .formats import SUFFIX_FORMATS, SUPPORTED, arxiv_record, detect_format, line_format, read_records
@@ -81,85 +81,6 @@ def paper_id_for(abstract: str) -> str:
     norm = unicodedata.normalize("NFKC", abstract).lower()
     norm = re.sub(r"[^\w]+", " ", norm).strip()
     return hashlib.sha1(norm.encode("utf-8")).hexdigest()[:16]
-
-
-def read_text_file(path: Path) -> str:
-    """Decoded UTF-8 or UTF-16 text; missing, empty, binary or other-encoding files raise ListingError."""
-    if not path.exists():
-        raise ListingError(f"{path}: no such file or folder. Check the path.")
-    if not path.is_file():
-        raise ListingError(f"{path}: not a file. Give a file, or a folder of {SUPPORTED} files.")
-    data = path.read_bytes()
-    encoding = _encoding(path, data[:8192])
-    try:
-        text = data.decode(encoding or "utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if encoding:
-            raise _binary(path) from None
-        raise ListingError(
-            f"{path}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}). Re-save it as UTF-8."
-        ) from None
-    if "\x00" in text:
-        raise _binary(path)
-    if not text.strip():
-        raise ListingError(f"{path}: the file is empty. Nothing to ingest.")
-    return text
-
-
-def _binary(path: Path) -> ListingError:
-    return ListingError(f"{path}: binary file, not a listing. Give {SUPPORTED} files.")
-
-
-def _encoding(path: Path, sample: bytes) -> str | None:
-    """"utf-16..." from a file's first bytes, None for UTF-8; a binary file raises ListingError."""
-    encoding = "utf-16" if sample[:2] in (b"\xff\xfe", b"\xfe\xff") else _utf16_without_bom(sample)
-    if encoding is None and b"\x00" in sample:
-        raise _binary(path)
-    return encoding
-
-
-def _lines(path: Path, encoding: str | None, on_read=None):
-    """A text file's lines as it is read, split as read_text_file's text is (universal newlines), with its
-    checks: a NUL or (in UTF-8) an undecodable byte raises ListingError, naming the byte's offset."""
-    if encoding:  # UTF-16: the text layer decodes it
-        with path.open(encoding=encoding, newline=None) as f:
-            try:
-                for line in f:
-                    if "\x00" in line:
-                        raise _binary(path)
-                    if on_read:
-                        on_read(len(line.encode(encoding, "replace")))
-                    yield line[:-1] if line.endswith("\n") else line
-            except UnicodeDecodeError:
-                raise _binary(path) from None
-        return
-    offset = 0
-    with path.open("rb") as f:
-        for raw in f:
-            try:
-                text = raw.decode("utf-8-sig" if offset == 0 else "utf-8")
-            except UnicodeDecodeError as exc:
-                raise ListingError(f"{path}: not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start}). "
-                                   "Re-save it as UTF-8.") from None
-            if "\x00" in text:
-                raise _binary(path)
-            offset += len(raw)
-            if on_read:
-                on_read(len(raw))
-            pieces = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-            yield from pieces[:-1] if len(pieces) > 1 and pieces[-1] == "" else pieces
-
-
-def _utf16_without_bom(sample: bytes) -> str | None:
-    """UTF-16 saved without a BOM: mostly-ASCII text has a NUL in every other byte."""
-    even, odd = sample[0::2], sample[1::2]
-    if len(sample) < 4:
-        return None
-    if odd.count(0) > 0.3 * len(odd) and even.count(0) < 0.05 * len(even):
-        return "utf-16-le"
-    if even.count(0) > 0.3 * len(even) and odd.count(0) < 0.05 * len(odd):
-        return "utf-16-be"
-    return None
 
 
 def load_manifest(data_dir: Path) -> dict[str, dict]:
@@ -473,20 +394,14 @@ def _json_lines(path: Path, on_read=None):
     """(where, record-or-reason) per line, read as it goes, when the file holds JSON lines; else None."""
     if not path.is_file():
         return None
-    with path.open("rb") as f:
-        head = f.read(_HEAD)
-    encoding = _encoding(path, head[:8192])
-    text = codecs.getincrementaldecoder(encoding or "utf-8-sig")(errors="replace").decode(head)
-    fmt = line_format(text.replace("\r\n", "\n").replace("\r", "\n"))
+    encoding, head = head_text(path)
+    fmt = line_format(head)
     if fmt is None:
         return None
-    records = _jsonl_records(_lines(path, encoding, on_read))
+    records = _jsonl_records(text_lines(path, encoding, on_read))
     if fmt == "arxiv":
         return ((where, row if isinstance(row, str) else arxiv_record(row)) for where, row in records)
     return records
-
-
-_HEAD = 1 << 16  # bytes read to tell JSON lines from other formats
 
 
 def _load_whole(path: Path, manifest: dict[str, dict] | None) -> LoadReport:
