@@ -71,6 +71,9 @@ _COLUMNS = ("paper_id", "label", "title", "venue", "year", "topic", "status", "t
             "source_id", "sources", "extra", "abstract", "text", "n_chunks", "flags")
 _PAGE = 900  # below SQLite's default limit of host parameters
 _SHOWN = "COALESCE(venue, ''), COALESCE(NULLIF(title, ''), label)"  # the Papers tab's order (index papers_shown)
+# full-text matches (an FTS5 query bound as the one parameter) on a paper's label, title and text, and on author names
+_NAME_MATCH = "FROM names JOIN papers p ON p.rowid = names.rowid WHERE names MATCH ?"
+_AUTHOR_MATCH = "FROM author_names JOIN authors a ON a.rowid = author_names.rowid WHERE author_names MATCH ?"
 DEFAULT_LIBRARY = "default"
 
 
@@ -205,36 +208,29 @@ class Catalog:
                 out.setdefault(pid, []).append(name)
         return out
 
-    def browse(self, paper_ids: set[str] | None, limit: int) -> list[str]:
-        """Up to `limit` of these papers' ids (every paper's when None) as the Papers tab lists them: by venue, then
-        title (label when untitled), through an index, so the first rows of a million papers cost a few reads."""
-        order = f"ORDER BY {_SHOWN} LIMIT ?"
-        if paper_ids is None:
-            return [r[0] for r in self._db().execute(f"SELECT paper_id FROM papers {order}", (limit,))]
-        return [r[0] for r in self._db().execute(
-            f"SELECT paper_id FROM papers WHERE paper_id IN (SELECT paper_id FROM {self._picked(paper_ids)}) {order}", (limit,))]
+    def browse(self, paper_ids: set[str] | None, limit: int) -> tuple[list[str], Counter]:
+        """The Papers tab's page: up to `limit` of these papers' ids (every paper's when None) by venue, then title
+        (label when untitled), through an index, so the first rows of a million papers cost a few reads; and
+        topic -> papers with it among them. The ids are written to a temporary table once, for both."""
+        where = f"WHERE paper_id IN (SELECT paper_id FROM {self._picked(paper_ids)})" if paper_ids is not None else ""
+        db = self._db()
+        ids = [r[0] for r in db.execute(f"SELECT paper_id FROM papers {where} ORDER BY {_SHOWN} LIMIT ?", (limit,))]
+        topics = Counter(dict(db.execute(
+            f"SELECT topic, COUNT(*) FROM papers {where} {'AND' if where else 'WHERE'} COALESCE(topic, '') != '' GROUP BY topic")))
+        return ids, topics
 
     def shown_as(self, name: str, venue: str) -> list[str]:
         """Papers the Papers tab shows with this name (title, label when untitled) and venue."""
         return [r[0] for r in self._db().execute(
-            f"SELECT paper_id FROM papers WHERE COALESCE(venue, '') = ? AND COALESCE(NULLIF(title, ''), label) = ?",
+            "SELECT paper_id FROM papers WHERE COALESCE(venue, '') = ? AND COALESCE(NULLIF(title, ''), label) = ?",
             (venue, name))]
-
-    def topic_counts(self, paper_ids: set[str] | None) -> Counter:
-        """topic -> papers with it, over these papers (every paper when None)."""
-        where = f"WHERE paper_id IN (SELECT paper_id FROM {self._picked(paper_ids)})" if paper_ids is not None else ""
-        return Counter(dict(self._db().execute(
-            f"SELECT topic, COUNT(*) FROM papers {where} {'AND' if where else 'WHERE'} COALESCE(topic, '') != '' GROUP BY topic")))
 
     def with_words(self, words: list[str]) -> set[str]:
         """Papers whose label, title, text or an author's name has these words in a row (the last one a prefix)."""
         phrase = '"' + " ".join(w.replace('"', "") for w in words) + '"*'
         db = self._db()
-        found = {r[0] for r in db.execute(
-            "SELECT p.paper_id FROM names JOIN papers p ON p.rowid = names.rowid WHERE names MATCH ?", (phrase,))}
-        found.update(r[0] for r in db.execute(
-            "SELECT a.paper_id FROM author_names JOIN authors a ON a.rowid = author_names.rowid WHERE author_names MATCH ?",
-            (phrase,)))
+        found = {r[0] for r in db.execute(f"SELECT p.paper_id {_NAME_MATCH} LIMIT -1", (phrase,))}
+        found.update(r[0] for r in db.execute(f"SELECT a.paper_id {_AUTHOR_MATCH} LIMIT -1", (phrase,)))
         return found
 
     def _picked(self, paper_ids: set[str]) -> str:
@@ -272,13 +268,13 @@ class Catalog:
     def name_hits(self, match: str, limit: int) -> list[tuple[str, str]]:
         """(paper_id, text) of up to `limit` papers whose label, title or text match an FTS5 query (names.py)."""
         return [tuple(r) for r in self._db().execute(
-            "SELECT p.paper_id, p.text FROM names JOIN papers p ON p.rowid = names.rowid WHERE names MATCH ? LIMIT ?",
+            f"SELECT p.paper_id, p.text {_NAME_MATCH} LIMIT ?",
             (match, limit))]
 
     def author_name_hits(self, match: str, limit: int) -> list[str]:
         """Up to `limit` paper_ids with an author whose name matches an FTS5 query (names.py)."""
         return [r[0] for r in self._db().execute(
-            "SELECT a.paper_id FROM author_names JOIN authors a ON a.rowid = author_names.rowid WHERE author_names MATCH ? LIMIT ?",
+            f"SELECT a.paper_id {_AUTHOR_MATCH} LIMIT ?",
             (match, limit))]
 
     def count(self) -> int:

@@ -380,13 +380,9 @@ class Searcher:
 
     def matching(self, filters: Filters) -> dict[str, dict]:
         """paper_id -> record of every paper the filters admit."""
-        allowed = self._allowed(filters)
+        allowed = self.admitted(filters)
         meta = self.paper_meta()
         return dict(meta.items()) if allowed is None else meta.many(sorted(allowed))
-
-    def admitted(self, filters: Filters) -> set[str] | None:
-        """Ids of the papers the filters admit; None when no filter is set (every paper)."""
-        return self._allowed(filters)
 
     def with_words(self, text: str) -> set[str] | None:
         """Papers whose label, title, abstract, an author's name or topic has the words of `text` in a row (the
@@ -420,7 +416,8 @@ class Searcher:
             out["?"] = (len(self.paper_meta()) if within is None else len(within)) - sum(out.values())
         return +out  # no zero counts
 
-    def _allowed(self, filters: Filters) -> set[str] | None:
+    def admitted(self, filters: Filters) -> set[str] | None:
+        """Ids of the papers the filters admit (postings, no record read); None when no filter is set (every paper)."""
         if not filters.active():
             return None
         sets = []
@@ -522,7 +519,7 @@ class Searcher:
         """Reciprocal-rank fusion at paper level; each paper keeps its best-ranked chunk. A paper named in the query,
         or in `own_words` (the user's question before a translation or rewrite, which may drop a name's star), comes first."""
         self.refresh()
-        allowed = self._allowed(filters)
+        allowed = self.admitted(filters)
         mode = self.settings.retrieval_mode
         dense = self._dense(query, filters, allowed) if mode in ("hybrid", "dense") else []
         sparse = self._sparse(query, allowed) if mode in ("hybrid", "bm25") else []

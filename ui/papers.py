@@ -60,9 +60,8 @@ def papers_table(pipeline, query: str = "", venue: str = ANY, author: str = "", 
             "Year": searcher.counts("year", admitted(replace(picked, year=None))),
             "Status": searcher.counts("status", admitted(replace(picked, status=None))),
             "Library": searcher.counts("library", admitted(replace(picked, library=None))),
-            "Topic": searcher.index.catalog.topic_counts(shown),
         }
-        ids = searcher.index.catalog.browse(shown, SHOWN)
+        ids, facets["Topic"] = searcher.index.catalog.browse(shown, SHOWN)
         metas = searcher.paper_meta().many(ids)
     except RagqaError as exc:
         return [], html.escape(str(exc))
