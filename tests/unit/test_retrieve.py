@@ -156,3 +156,20 @@ def test_a_name_in_the_users_own_words_counts_when_the_translation_drops_it(inde
     assert result.hits[0].meta["label"] == "JKOnet*" and result.hits[0].relevance == 1.0
     plain = search(indexed.searcher, "What did JKOnet learn?", translate=False)
     assert not any(h.relevance == 1.0 for h in plain.hits)  # JKOnet alone is no paper's name
+
+
+@pytest.mark.parametrize("filters", [Filters(venue="iclr 2024"), Filters(year=2025), Filters(author="karvonen"),
+                                     Filters(topic="graph neural"), Filters(venue="icml 2024", year=2024)])
+def test_a_filtered_dense_search_filtering_itself_finds_what_chromas_where_finds(indexed, filters):
+    """Post-filtering the unfiltered ranking (a fetch wide enough for the filter's share) or falling back to
+    Chroma's `where` (too narrow a filter, too small a fetch) gives the same papers with the same cosines."""
+    indexed.settings.retrieval_mode = "dense"
+
+    def found(limit: int, candidates: int = 60):
+        indexed.settings.dense_post_filter_max, indexed.settings.candidates = limit, candidates
+        result = indexed.search("learning representations of graphs and language", filters, k=10, translate=False)
+        return [(h.paper_id, round(h.relevance, 6)) for h in result.hits]
+
+    where = found(0)
+    assert where and found(10**6) == where  # every chunk fetched: exact by construction
+    assert found(10**6, candidates=3) == found(0, candidates=3)  # a fetch of a few chunks, kept or refused
