@@ -1,0 +1,32 @@
+"""The lexical index built page by page with packed token ids ranks as bm25s does over the whole corpus at once."""
+from __future__ import annotations
+
+import numpy as np
+
+from ragqa.lexical import LexicalIndex, _bm25s, _stemmer
+
+TEXTS = ["Sparse autoencoders find interpretable features in language model activations.",
+         "Diffusion models sample images; sampling quality degrades with few steps.",
+         "Graph neural networks predict molecular properties from graphs.",
+         "Scaling sparse autoencoders to millions of latents is expensive.",
+         "Robust reinforcement learning under adversarial perturbations of states.",
+         "A study of in-context learning in transformers and induction heads.",
+         "Contrastive learning of visual representations without labels.",
+         "Federated learning keeps data private while training shared models."]
+QUERIES = ["sparse autoencoders", "diffusion sampling quality", "graph molecules", "learning", "transformers in-context"]
+
+
+def test_pages_of_packed_token_ids_rank_as_one_bm25s_index_over_every_text():
+    ids = [f"p{i}:0" for i in range(len(TEXTS))]
+    built = LexicalIndex.build([(ids[:3], TEXTS[:3]), (ids[3:5], TEXTS[3:5]), (ids[5:], TEXTS[5:])], generation=1)
+    bm25s = _bm25s()
+    whole = bm25s.BM25()
+    whole.index(bm25s.tokenize(TEXTS, stopwords="en", stemmer=_stemmer(), show_progress=False), show_progress=False)
+    for query in QUERIES:
+        docs, scores = whole.retrieve(bm25s.tokenize(query, stemmer=_stemmer(), show_progress=False), k=len(TEXTS),
+                                      show_progress=False, n_threads=1)
+        expected = [(ids[int(d)], round(float(s), 5)) for d, s in zip(docs[0], scores[0]) if s > 0]
+        got = [(cid, round(score, 5)) for cid, score in built.search(query, len(TEXTS))]
+        assert got == expected and got, query
+    assert list(built.paper_of) == list(range(len(TEXTS))) and built.paper_ids == [f"p{i}" for i in range(len(TEXTS))]
+    assert isinstance(built.paper_of, np.ndarray)
