@@ -46,7 +46,7 @@ class Settings(BaseSettings):
     top_k: int = Field(10, ge=1, le=200)
     judge_k: int = Field(20, ge=1, le=200, description="papers the answerability model scores per question")
     candidates: int = Field(60, ge=1, description="chunks taken from each retriever before fusion")
-    dense_post_filter_max: int = Field(1000, ge=0, description="most chunks a filtered dense search fetches unfiltered "
+    dense_post_filter_max: int = Field(10000, ge=0, description="most chunks a filtered dense search fetches unfiltered "
                                        "to filter itself (exact when enough pass) before leaving the filter to Chroma")
     retrieval_mode: Literal["hybrid", "dense", "bm25"] = "hybrid"
     rrf_k: int = 60
