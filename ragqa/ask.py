@@ -88,15 +88,22 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         yield from abstain("unknown name")
         return
     if not result.names_topic:  # "What did X publish here?", "How many ICLR 2024 orals?": the filter is the answer
-        papers = pipeline.searcher.matching(result.filters)
-        ranked = [Hit.of_paper(pid, m, relevance=1.0) for pid, m in
-                  sorted(papers.items(), key=lambda kv: (-(kv[1].get("year") or 0), kv[1].get("label") or ""))]
+        searcher = pipeline.searcher
         if form == GROUP:
+            papers = searcher.matching(result.filters)
+            ranked = [Hit.of_paper(pid, m, relevance=1.0) for pid, m in
+                      sorted(papers.items(), key=lambda kv: (-(kv[1].get("year") or 0), kv[1].get("label") or ""))]
             yield from _group_answer(question, ranked, start, timings, finish, result, None, rule=result.filters)
             return
+        # the count and the ids from the postings; only the lines shown read their records (a filter may admit 1M papers)
+        admitted = searcher.admitted(result.filters)
+        counted = list(searcher.index.catalog.ids()) if admitted is None else sorted(admitted)
+        shown = searcher.index.catalog.newest(admitted, settings.list_max)
+        metas = searcher.paper_meta().many(shown)
+        ranked = [Hit.of_paper(pid, metas[pid], relevance=1.0) for pid in shown if pid in metas]
         # no subject to be close to ("What did X publish here?"): each line sums its paper up
         yield from _list_answer(pipeline, question, form, ranked, ranked, None, start, timings, finish, result, None,
-                                filters=result.filters)
+                                filters=result.filters, counted=counted)
         return
     result, earlier = _earlier_hits(pipeline, result, cited_before)
     qvec = pipeline.embedder.get_query_embedding(result.query)
@@ -190,9 +197,10 @@ def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None
 
 
 def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement, filters=None,
-                 labelled: int = 0):
+                 labelled: int = 0, counted: list[str] | None = None):
     """Every accepted paper (or, with `filters`, every paper the metadata filters match), one cited
-    line each, streamed item by item."""
+    line each, streamed item by item. `counted`: the ids of every paper counted when `ranked` holds only the first."""
+    counted = counted if counted is not None else [h.paper_id for h in ranked]
     settings = pipeline.settings
     shown = ranked[: settings.list_max]
     sources = [Source(n=n, hit=h, evidence=()) for n, h in enumerate(shown, 1)]
@@ -201,7 +209,7 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
     by_n = {s.n: s for s in sources}
     sources = [replace(by_n[n], evidence=(sentence,)) for n, _, sentence in items]
     yield Event("retrieved", result=result, sources=sources)
-    text = lead(question, len(items), len(ranked) if len(ranked) > len(shown) else None, filters,
+    text = lead(question, len(items), len(counted) if len(counted) > len(shown) else None, filters,
                 labelled=(result.topic.span, labelled) if result.topic and labelled else None)
     timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("token", delta=text)
@@ -210,7 +218,7 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
         text += "\n- " + line
     yield finish(Answer(question, text, False, "list", "", citations=make_citations([n for n, _, _ in items], sources),
                         retrieved=retrieved, form=form, judgement=judgement.as_json() if judgement else {},
-                        counted=[h.paper_id for h in ranked]))
+                        counted=counted))
 
 
 def _group_answer(question, counted, start, timings, finish, result, judgement, rule=None):
