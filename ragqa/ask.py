@@ -14,7 +14,8 @@ from .answer import Answer, Source
 from .answerability import assess
 from .citations import make_citations, name_bare_markers, resolve_citations
 from .clean import CJK
-from .compose import abstain_text, author_text, extractive_answer, group_rows, group_text, lead, list_items, quote_top_up
+from .compose import (CITED_PER_GROUP, GROUPS_SHOWN, abstain_text, author_text, extractive_answer, group_rows, group_text, lead,
+                      list_items, quote_top_up)
 from .evidence import fit_budget, select_evidence
 from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from .intent import COUNT, GROUP, LIST, classify, group_key
@@ -225,14 +226,21 @@ def _group_answer(question, counted, start, timings, finish, result, judgement, 
     """The counted papers (accepted by the answerability model, or admitted by the metadata filter)
     grouped by author, year or venue, largest group first; every counted paper is a citable source."""
     key = group_key(question) or "year"
-    sources = [Source(n=n, hit=h, evidence=()) for n, h in enumerate(counted, 1)]
-    rows = group_rows(sources, key)
+    rows = group_rows([Source(n=0, hit=h, evidence=()) for h in counted], key)
+    # the sources are the papers the lines cite, numbered as they appear (every counted paper is in `table`: a
+    # filter may admit a million, and every one a citation would flood the answer and the sources beside it)
+    numbered: dict[str, Source] = {}
+    for _, members in rows[:GROUPS_SHOWN]:
+        for s in members[:CITED_PER_GROUP]:
+            numbered.setdefault(s.hit.paper_id, replace(s, n=len(numbered) + 1))
+    sources = list(numbered.values())
+    rows = [(name, [numbered.get(s.hit.paper_id, s) for s in members]) for name, members in rows]
     timings["retrieve_s"] = timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("retrieved", result=result, sources=sources)
     text = group_text(question, key, rows, len(counted), rule.active() if rule is not None else None, result.query,
                       labelled=result.topic.span if result.topic else None)
     yield Event("token", delta=text)
-    cited = list(dict.fromkeys(s.n for _, members in rows for s in members))
+    cited = [s.n for s in sources]
     table = [{"group": name, "count": len(members), "papers": [s.hit.paper_id for s in members]} for name, members in rows]
     yield finish(Answer(question, text, not counted, "list" if counted else "abstain", "" if counted else "not answerable",
                         citations=make_citations(cited, sources), retrieved=result.hits, form=GROUP,

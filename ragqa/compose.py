@@ -130,7 +130,10 @@ def group_rows(sources: list[Source], key: str) -> list[tuple[str, list[Source]]
     return sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
 
 
-def group_text(question: str, key: str, rows, total: int, rule: dict | None, query: str, shown: int = 10,
+GROUPS_SHOWN, CITED_PER_GROUP = 10, 6  # a group answer's lines, and the papers each line cites
+
+
+def group_text(question: str, key: str, rows, total: int, rule: dict | None, query: str, shown: int = GROUPS_SHOWN,
                labelled: str | None = None) -> str:
     """The definition of what was counted, then one line per group with its count and citations."""
     zh = CJK.search(question)
@@ -149,7 +152,7 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
         head += (f"\n有 {tied} {noun[1]}并列最多，各 {top} 篇（按名称排序）。" if zh else
                  f"\n{tied} {noun[0]} tie for the most, with {top} {'paper' if top == 1 else 'papers'} each (listed alphabetically).")
     for name, members in rows[:shown]:
-        cites = "".join(f"[{s.n}]" for s in members[:6]) + ("…" if len(members) > 6 else "")
+        cites = "".join(f"[{s.n}]" for s in members[:CITED_PER_GROUP]) + ("…" if len(members) > CITED_PER_GROUP else "")
         lines.append(f"- {name}: {len(members)} {cites}")
     more = len(rows) - shown
     if more > 0:

@@ -3,11 +3,13 @@ papers, with gold counted from data/metadata/titles.jsonl directly (not by the c
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from ragqa.ask import ask
+from ragqa.corpus import authors_of
 from ragqa.metadata import AuthorIndex, names_a_topic, status_in
 from tests.fakes import ScriptedLLM
 
@@ -138,10 +140,14 @@ def test_which_venue_has_the_most_orals_groups_the_status_filter_exactly(pipelin
 def test_who_has_the_most_papers_on_a_topic_counts_the_accepted_papers(pipeline, llm):
     answer = ask(pipeline, "Who has the most papers on sparse autoencoders?")
     assert answer.form == "group" and not answer.abstained and answer.table
-    counted = {c.paper_id: c for c in answer.citations}
-    assert set(counted) == set(answer.judgement["listed"])  # what a list answer for the topic would list
+    assert set(answer.counted) == set(answer.judgement["listed"])  # what a list answer for the topic would list
+    records = pipeline.searcher.paper_meta().many(answer.counted)
     for row in answer.table:
-        assert row["count"] == len(row["papers"]) and all(row["group"] in counted[p].authors for p in row["papers"])
+        assert row["count"] == len(row["papers"]) and all(row["group"] in authors_of(records[p]) for p in row["papers"])
+    # the citations are the papers the lines cite, numbered in order, each in its group's row
+    assert [c.n for c in answer.citations] == list(range(1, len(answer.citations) + 1))
+    assert set(re.findall(r"\[(\d+)\]", answer.text)) == {str(c.n) for c in answer.citations}
+    assert {c.paper_id for c in answer.citations} <= set(answer.counted)
     counts = [row["count"] for row in answer.table]
     assert counts == sorted(counts, reverse=True) and "by author" in answer.text
 
