@@ -19,6 +19,7 @@ from .compose import (CITED_PER_GROUP, GROUPS_SHOWN, abstain_text, author_text, 
 from .evidence import fit_budget, select_evidence
 from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from .intent import COUNT, GROUP, LIST, classify, group_key
+from .metadata import names_a_topic
 from .prompting import build_messages, is_refusal
 from .retrieve import Filters, Hit, SearchResult, require_question, search
 from .rewrite import condense_question, leans_on_history
@@ -88,7 +89,9 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     if result.missing_name:
         yield from abstain("unknown name")
         return
-    if not result.names_topic:  # "What did X publish here?", "How many ICLR 2024 orals?": the filter is the answer
+    if not result.names_topic or whole_collection(form, result, history):
+        # "What did X publish here?", "How many ICLR 2024 orals?": the filter is the answer; "How many papers per
+        # venue?": no filter, no subject, no conversation: the whole collection is
         searcher = pipeline.searcher
         if form == GROUP:
             papers = searcher.matching(result.filters)
@@ -171,6 +174,13 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     yield finish(Answer(question, answer_text, False, mode, why, citations=make_citations(cited, sources),
                         retrieved=retrieved, invalid_markers=invalid, dropped_sentences=dropped,
                         form=form, judgement=judgement.as_json(), guards=list(dict.fromkeys(fired))))
+
+
+def whole_collection(form: str, result: SearchResult, history) -> bool:
+    """A count or group-by that names neither a filter nor a subject, outside a conversation, asks about the whole
+    collection ("How many papers are indexed per year?", "Which venue has the most papers?"): the words left are
+    request wording (metadata.FRAME_WORDS), as for a question that names only metadata."""
+    return form in (COUNT, GROUP) and not result.filters.active() and not history and not names_a_topic(result.query, [])
 
 
 def _labelled(pipeline, result: SearchResult) -> list[Hit]:

@@ -77,6 +77,10 @@ def lead(question: str, count: int, total_listed: int | None = None, filters=Non
     """The sentence before a list: what was counted and how (a metadata filter, or relevance, plus
     `labelled`: the topic label or keyword the question names and how many papers carry it)."""
     zh = CJK.search(question)
+    if filters is not None and not filters.active():  # the whole collection
+        total = total_listed or count
+        shown = (f"（显示最新的 {count} 篇）" if zh else f" (showing {count}, newest first)") if total > count else ""
+        return f"共 {total} 篇已索引论文{shown}：" if zh else f"{total} indexed {'paper' if total == 1 else 'papers'} in all{shown}:"
     if filters is not None:
         rule = rule_text(filters.active())
         total = total_listed or count
@@ -139,7 +143,7 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
     zh = CJK.search(question)
     if not total:
         return "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
-    what = (rule_text(rule) if rule else
+    what = (("全部" if zh else "all of them") if rule == {} else rule_text(rule) if rule else
             (f"与“{query}”相关的论文" + (f"或主题、关键词、标题含“{labelled}”的论文" if labelled else "") if zh else
              f"papers the retriever and answerability model match to \"{query}\"" + (f", or whose topic, keywords or title include \"{labelled}\"" if labelled else "")))
     head = (f"共 {total} 篇已索引论文（{what}），按{ {'author': '作者', 'year': '年份', 'venue': '会议'}[key]}统计：" if zh else

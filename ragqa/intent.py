@@ -17,10 +17,10 @@ LIST, COUNT, EXPLAIN, GROUP = "list", "count", "explain", "group"
 _GROUPS = (  # (key, wording that asks for papers grouped by it)
     ("author", r"\bwho\b(?=.{0,60}\b(?:papers?|publish\w*|publications?|works?|wrote|written|authored|prolific)\b).{0,40}\b(?:most|the largest number)\b"
                r"|\bwhich (?:authors?|researchers?|people|groups?)\b.{0,40}\bmost\b"
-               r"|\b(?:most|top) (?:prolific )?authors?\b|\b(?:papers )?(?:per|by|for each|each) author\b|哪些?位?作者.{0,12}最多|作者.{0,6}排名"),
+               r"|\b(?:most|top) (?:prolific )?authors?\b|\b(?:papers )?(?:per|by|for each|each) author\b|哪些?位?作者.{0,12}最多|作者.{0,6}排名|每一?位作者|按作者"),
     ("year", r"\b(?:per|by|each|every) year\b|\bover (?:the )?(?:time|years)\b|\b(?:grow|grew|growth|change|changed|trend)\w*\b.{0,60}\b(?:from|between|since|over)\b"
-             r"|\bfrom (?:19|20)\d\d to (?:19|20)\d\d\b|每年|逐年|历年|年份分布"),
-    ("venue", r"\b(?:per|by|each|every) (?:venue|conference)\b|\bwhich (?:venue|conference)s?\b.{0,40}\bmost\b|哪个会议.{0,12}最多|各会议"),
+             r"|\bfrom (?:19|20)\d\d to (?:19|20)\d\d\b|每年|逐年|历年|年份分布|按年份?"),
+    ("venue", r"\b(?:per|by|each|every) (?:venue|conference)\b|\bwhich (?:venue|conference)s?\b.{0,40}\bmost\b|哪个会议.{0,12}最多|各会议|每一?个会议|按会议"),
 )
 
 _COUNT = re.compile(

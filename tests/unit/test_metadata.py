@@ -115,7 +115,7 @@ def test_an_unknown_author_says_so(pipeline, llm):
     ("How many diffusion papers per year?", "year"), ("How did diffusion papers grow from 2024 to 2025?", "year"),
     ("Which venue has the most oral papers?", "venue"), ("每年有多少篇扩散模型论文？", "year"),
     ("哪位作者发表的稀疏自编码器论文最多？", "author"), ("who works most on sparse autoencoders in this collection?", "author"),
-    ("Who proposed the most cited method?", None),
+    ("Who proposed the most cited method?", None), ("每个会议各有多少篇论文？", "venue"), ("按年份统计论文数量", "year"),
     ("Which papers study diffusion?", None), ("How many papers study robustness?", None), ("What is the most robust method?", None),
 ])
 def test_group_key(question, key):
@@ -135,6 +135,30 @@ def test_which_venue_has_the_most_orals_groups_the_status_filter_exactly(pipelin
     assert answer.form == "group" and "status = Oral" in answer.text
     assert {row["group"]: row["count"] for row in answer.table} == {v: len(p) for v, p in gold.items()}
     assert llm.prompts == []
+
+
+@pytest.mark.parametrize("question", ["How many papers per venue?", "Which venue has the most papers?"])
+def test_a_group_by_without_filter_or_subject_counts_the_whole_collection(pipeline, llm, question):
+    answer = ask(pipeline, question)
+    assert answer.form == "group" and not answer.abstained and "(all of them)" in answer.text
+    got = {row["group"]: row["count"] for row in answer.table}
+    assert got == dict(pipeline.searcher.counts("venue", None))  # the venue postings, not the records grouped
+    assert len(answer.counted) == sum(got.values()) == len(pipeline.searcher.paper_meta())
+    # the listings' own venues (data/manifest.json, one venue per file), counted over the titles found for them
+    venue_of = {name: facts["venue"] for name, facts in json.loads(Path("data/manifest.json").read_text())["files"].items()}
+    for venue in set(venue_of.values()):
+        rows = [json.loads(line) for line in Path("data/metadata/titles.jsonl").read_text().splitlines()]
+        assert got[venue] >= sum(venue_of[r["file"]] == venue for r in rows) > 0
+    assert llm.prompts == []
+
+
+def test_a_count_without_filter_or_subject_counts_the_whole_collection_and_a_subject_does_not(pipeline, llm):
+    whole = ask(pipeline, "How many papers are indexed?")
+    total = len(pipeline.searcher.paper_meta())
+    assert whole.form == "count" and whole.text.startswith(f"{total} indexed papers in all") and len(whole.counted) == total
+    assert len(whole.citations) == pipeline.settings.list_max < total
+    topical = ask(pipeline, "How many papers study sparse autoencoders?")
+    assert "in all" not in topical.text and len(topical.counted) < total
 
 
 def test_who_has_the_most_papers_on_a_topic_counts_the_accepted_papers(pipeline, llm):
