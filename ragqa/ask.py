@@ -14,8 +14,8 @@ from .answer import Answer, Source
 from .answerability import assess
 from .citations import make_citations, name_bare_markers, resolve_citations
 from .clean import CJK
-from .compose import (CITED_PER_GROUP, GROUPS_SHOWN, abstain_text, author_text, extractive_answer, group_rows, group_text, lead,
-                      list_items, quote_top_up)
+from .compose import (CITED_PER_GROUP, GROUPS_SHOWN, abstain_text, author_text, cite_groups, extractive_answer, group_order,
+                      group_rows, group_text, lead, list_items, quote_top_up)
 from .evidence import fit_budget, select_evidence
 from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from .intent import COUNT, GROUP, LIST, classify, group_key
@@ -94,10 +94,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         # venue?": no filter, no subject, no conversation: the whole collection is
         searcher = pipeline.searcher
         if form == GROUP:
-            papers = searcher.matching(result.filters)
-            ranked = [Hit.of_paper(pid, m, relevance=1.0) for pid, m in
-                      sorted(papers.items(), key=lambda kv: (-(kv[1].get("year") or 0), kv[1].get("label") or ""))]
-            yield from _group_answer(question, ranked, start, timings, finish, result, None, rule=result.filters)
+            yield from _metadata_group(pipeline, question, start, timings, finish, result)
             return
         # the count and the ids from the postings; only the lines shown read their records (a filter may admit 1M papers)
         admitted = searcher.admitted(result.filters)
@@ -123,7 +120,9 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     ranked = [by_id[pid] for pid in accepted] + [h for h in labelled if h.paper_id not in set(accepted)]
     retrieved += [h for h in labelled if h.paper_id not in by_id]
     if form == GROUP:
-        yield from _group_answer(question, ranked, start, timings, finish, result, judgement)
+        key = group_key(question) or "year"
+        yield from _group_answer(question, key, group_rows(ranked, key), {h.paper_id: h for h in ranked}, start, timings,
+                                 finish, result, judgement, counted=[h.paper_id for h in ranked])
         return
     if form in (LIST, COUNT):
         yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement,
@@ -232,29 +231,44 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
                         counted=counted))
 
 
-def _group_answer(question, counted, start, timings, finish, result, judgement, rule=None):
-    """The counted papers (accepted by the answerability model, or admitted by the metadata filter)
-    grouped by author, year or venue, largest group first; every counted paper is a citable source."""
+def _metadata_group(pipeline, question, start, timings, finish, result):
+    """What a metadata filter admits (the whole collection when none is set) by venue or year: counts and ids from the
+    postings, records read only for the papers the lines cite (the newest of each shown group). By author, every admitted
+    record is read (a paper counts once per author; there are no author postings to count from)."""
+    searcher = pipeline.searcher
     key = group_key(question) or "year"
-    rows = group_rows([Source(n=0, hit=h, evidence=()) for h in counted], key)
-    # the sources are the papers the lines cite, numbered as they appear (every counted paper is in `table`: a
-    # filter may admit a million, and every one a citation would flood the answer and the sources beside it)
-    numbered: dict[str, Source] = {}
-    for _, members in rows[:GROUPS_SHOWN]:
-        for s in members[:CITED_PER_GROUP]:
-            numbered.setdefault(s.hit.paper_id, replace(s, n=len(numbered) + 1))
-    sources = list(numbered.values())
-    rows = [(name, [numbered.get(s.hit.paper_id, s) for s in members]) for name, members in rows]
+    if key == "author":
+        papers = searcher.matching(result.filters)
+        ranked = [Hit.of_paper(pid, m, relevance=1.0) for pid, m in
+                  sorted(papers.items(), key=lambda kv: (-(kv[1].get("year") or 0), kv[1].get("label") or ""))]
+        yield from _group_answer(question, key, group_rows(ranked, key), {h.paper_id: h for h in ranked}, start, timings,
+                                 finish, result, None, rule=result.filters)
+        return
+    rows = group_order(key, searcher.groups(key, searcher.admitted(result.filters)))
+    firsts = searcher.index.catalog.newest_of_each(dict(rows[:GROUPS_SHOWN]), CITED_PER_GROUP)
+    rows = [(name, firsts.get(name, []) + sorted(ids.difference(firsts.get(name, [])))) for name, ids in rows]
+    cited = [pid for _, ids in rows[:GROUPS_SHOWN] for pid in ids[:CITED_PER_GROUP]]
+    metas = searcher.paper_meta().many(cited)
+    hits = {pid: Hit.of_paper(pid, m, relevance=1.0) for pid, m in metas.items()}
+    yield from _group_answer(question, key, rows, hits, start, timings, finish, result, None, rule=result.filters)
+
+
+def _group_answer(question, key, rows, hits, start, timings, finish, result, judgement, rule=None, counted=None):
+    """Grouped papers (accepted by the answerability model, or admitted by the metadata filter): rows of (group name,
+    its paper ids, the ones to cite first), largest group first; `hits` holds at least the papers the lines cite;
+    `counted`: every paper counted, in rank order (default: as the rows list them)."""
+    lines, cited_ids = cite_groups(rows)
+    sources = [Source(n=n, hit=hits[pid], evidence=()) for n, pid in enumerate(cited_ids, 1)]
+    counted = counted if counted is not None else list(dict.fromkeys(pid for _, ids in rows for pid in ids))
     timings["retrieve_s"] = timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("retrieved", result=result, sources=sources)
-    text = group_text(question, key, rows, len(counted), rule.active() if rule is not None else None, result.query,
+    text = group_text(question, key, lines, len(counted), rule.active() if rule is not None else None, result.query,
                       labelled=result.topic.span if result.topic else None)
     yield Event("token", delta=text)
-    cited = [s.n for s in sources]
-    table = [{"group": name, "count": len(members), "papers": [s.hit.paper_id for s in members]} for name, members in rows]
+    table = [{"group": name, "count": len(ids), "papers": ids} for name, ids in rows]
     yield finish(Answer(question, text, not counted, "list" if counted else "abstain", "" if counted else "not answerable",
-                        citations=make_citations(cited, sources), retrieved=result.hits, form=GROUP,
-                        judgement=judgement.as_json() if judgement else {}, table=table, counted=[h.paper_id for h in counted]))
+                        citations=make_citations([s.n for s in sources], sources), retrieved=result.hits, form=GROUP,
+                        judgement=judgement.as_json() if judgement else {}, table=table, counted=counted))
 
 
 def final_answer(events: Iterator[Event]) -> Answer:

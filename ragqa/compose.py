@@ -117,29 +117,47 @@ def author_text(match, question: str) -> str:
     return f"No indexed paper by {match.span}.{near}"
 
 
-def group_rows(sources: list[Source], key: str) -> list[tuple[str, list[Source]]]:
-    """Sources grouped by "author" (a paper counts once for each of its authors), "year" or "venue";
-    the largest group first, then by name (years in order when grouping by year)."""
-    groups: dict[str, list[Source]] = {}
-    for s in sources:
-        m = s.hit.meta
-        if key == "author":
-            names = authors_of(m) or ["(authors not listed)"]
-        else:
-            names = [str(m.get(key) or f"({key} unknown)")]
-        for name in dict.fromkeys(names):
-            groups.setdefault(name, []).append(s)
+def group_order(key: str, groups: dict) -> list[tuple]:
+    """(name, members) pairs, the largest group first, then by name; years in order when grouping by year."""
     if key == "year":
         return sorted(groups.items())
     return sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
 
 
+def group_rows(hits, key: str) -> list[tuple[str, list[str]]]:
+    """Papers grouped by "author" (a paper counts once for each of its authors), "year" or "venue" -> (name, paper ids in
+    the order given), ordered by group_order."""
+    groups: dict[str, list[str]] = {}
+    for h in hits:
+        m = h.meta
+        if key == "author":
+            names = authors_of(m) or ["(authors not listed)"]
+        else:
+            names = [str(m.get(key) or f"({key} unknown)")]
+        for name in dict.fromkeys(names):
+            groups.setdefault(name, []).append(h.paper_id)
+    return group_order(key, groups)
+
+
 GROUPS_SHOWN, CITED_PER_GROUP = 10, 6  # a group answer's lines, and the papers each line cites
+
+
+def cite_groups(rows: list[tuple[str, list[str]]], shown: int = GROUPS_SHOWN,
+                per_group: int = CITED_PER_GROUP) -> tuple[list[tuple[str, int, list[int]]], list[str]]:
+    """Citation numbers for a group answer: the first `per_group` papers of each of the first `shown` groups, numbered
+    as they appear -> (rows as (name, count, numbers cited), the cited ids in number order). The other papers are
+    counted, not cited: a filter may admit a million, and every one a citation would flood the answer."""
+    number: dict[str, int] = {}
+    for _, ids in rows[:shown]:
+        for pid in ids[:per_group]:
+            number.setdefault(pid, len(number) + 1)
+    lines = [(name, len(ids), [number[pid] for pid in ids[:per_group]] if i < shown else []) for i, (name, ids) in enumerate(rows)]
+    return lines, list(number)
 
 
 def group_text(question: str, key: str, rows, total: int, rule: dict | None, query: str, shown: int = GROUPS_SHOWN,
                labelled: str | None = None) -> str:
-    """The definition of what was counted, then one line per group with its count and citations."""
+    """The definition of what was counted, then one line per group (rows: name, count, citation numbers; cite_groups)."""
     zh = CJK.search(question)
     if not total:
         return "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
@@ -149,15 +167,15 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
     head = (f"共 {total} 篇已索引论文（{what}），按{ {'author': '作者', 'year': '年份', 'venue': '会议'}[key]}统计：" if zh else
             f"{total} indexed {'paper' if total == 1 else 'papers'} ({what}), by {key}:")
     lines = []
-    top = len(rows[0][1]) if rows else 0
-    tied = sum(1 for _, members in rows if len(members) == top)
+    top = rows[0][1] if rows else 0
+    tied = sum(1 for _, count, _ in rows if count == top)
     if key != "year" and tied > 1:  # "who works most on X" when nobody stands out: say so, not only alphabetically
         noun = {"author": ("authors", "位作者"), "venue": ("venues", "个会议")}.get(key, (f"{key}s", "组"))
         head += (f"\n有 {tied} {noun[1]}并列最多，各 {top} 篇（按名称排序）。" if zh else
                  f"\n{tied} {noun[0]} tie for the most, with {top} {'paper' if top == 1 else 'papers'} each (listed alphabetically).")
-    for name, members in rows[:shown]:
-        cites = "".join(f"[{s.n}]" for s in members[:CITED_PER_GROUP]) + ("…" if len(members) > CITED_PER_GROUP else "")
-        lines.append(f"- {name}: {len(members)} {cites}")
+    for name, count, numbers in rows[:shown]:
+        cites = "".join(f"[{n}]" for n in numbers) + ("…" if count > len(numbers) else "")
+        lines.append(f"- {name}: {count} {cites}")
     more = len(rows) - shown
     if more > 0:
         lines.append(f"- … 另有 {more} 组" if zh else f"- … and {more} more {key}s")

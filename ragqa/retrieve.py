@@ -407,6 +407,19 @@ class Searcher:
             out["?"] = (len(self.paper_meta()) if within is None else len(within)) - sum(out.values())
         return +out  # no zero counts
 
+    def groups(self, key: str, within: set[str] | None) -> dict[str, set[str]]:
+        """"venue" or "year" -> {value: ids of the papers among `within` (every paper when None) with it}, from the
+        postings (no record read); the papers with none under "({key} unknown)", as compose.group_rows names them."""
+        postings = self._postings(key, _venue_of if key == "venue" else _year_of)
+        out = {str(v): set(ids) if within is None else ids & within for v, ids in postings.items()}
+        out = {name: ids for name, ids in out.items() if ids}
+        total = len(self.paper_meta()) if within is None else len(within)
+        if sum(map(len, out.values())) < total:
+            known = set().union(*out.values())
+            everyone = within if within is not None else set(self.index.catalog.ids())
+            out[f"({key} unknown)"] = everyone - known
+        return out
+
     def admitted(self, filters: Filters) -> set[str] | None:
         """Ids of the papers the filters admit (postings, no record read); None when no filter is set (every paper)."""
         if not filters.active():

@@ -196,3 +196,19 @@ def test_a_catalog_from_before_the_term_table_counts_it_once_on_open(tmp_path):
         db.execute("DROP TABLE term_df")
         db.execute("DELETE FROM state WHERE key = 'terms'")
     assert Catalog(path).term_frequencies(["sparse", "autoencoder", "scale"]) == {"sparse": 1, "autoencoder": 1, "scale": 1}
+
+
+def test_the_newest_of_each_group_are_the_ones_newest_lists_whether_looked_up_or_walked(indexed, monkeypatch):
+    """A group answer cites the first papers of each group: through a temporary table of a few ids, or walking the
+    newest-first index for many, the same papers as `newest` gives for each group alone."""
+    index = indexed.index()
+    records = indexed.searcher.paper_meta()
+    groups: dict[str, set] = {}
+    for pid, meta in records.items():
+        groups.setdefault(str(meta.get("venue")), set()).add(pid)
+    groups["empty"] = set()
+    expected = {name: index.catalog.newest(ids, 4) if ids else [] for name, ids in groups.items()}
+    assert any(len(ids) > 4 for ids in groups.values()) and sum(map(len, expected.values())) > 4
+    looked_up = index.catalog.newest_of_each(groups, 4)
+    monkeypatch.setattr(Catalog, "PICK_MAX", 0)
+    assert looked_up == index.catalog.newest_of_each(groups, 4) == expected

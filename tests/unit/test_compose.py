@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragqa.answer import Source
-from ragqa.compose import (best_sentence, byline, display_name, extractive_answer, group_rows, group_text, is_instruction,
+from ragqa.compose import (best_sentence, byline, cite_groups, display_name, extractive_answer, group_rows, group_text, is_instruction,
                            lead, list_items)
 from ragqa.retrieve import Hit
 from tests.fakes import fake_sources as _sources
@@ -117,10 +117,22 @@ def test_a_quote_is_headed_by_the_papers_title_not_a_name_its_abstract_uses():
 
 def test_a_group_table_says_when_nobody_stands_out():
     """"Who works most on X?" when every author has one paper: the answer says they tie, not just an alphabetical list."""
+    def lines(sources):
+        return cite_groups(group_rows([s.hit for s in sources], "author"))[0]
+
     level = [_source(1, authors="Ann Basu; Bo Li"), _source(2, authors="Cy Wu")]
-    text = group_text("Who works most on graphs?", "author", group_rows(level, "author"), 2, None, "graphs")
+    text = group_text("Who works most on graphs?", "author", lines(level), 2, None, "graphs")
     assert "3 authors tie for the most, with 1 paper each" in text and "- Ann Basu: 1 [1]" in text
     ahead = [_source(1, authors="Ann Basu; Bo Li"), _source(2, authors="Ann Basu")]
-    text = group_text("Who works most on graphs?", "author", group_rows(ahead, "author"), 2, None, "graphs")
+    text = group_text("Who works most on graphs?", "author", lines(ahead), 2, None, "graphs")
     assert "tie" not in text and text.split("\n")[1] == "- Ann Basu: 2 [1][2]"
-    assert "并列最多" in group_text("哪位作者的图论文最多？", "author", group_rows(level, "author"), 2, None, "graphs")
+    assert "并列最多" in group_text("哪位作者的图论文最多？", "author", lines(level), 2, None, "graphs")
+
+
+def test_a_group_answer_cites_the_first_papers_of_the_groups_it_shows_and_counts_the_rest():
+    rows = [("A", [f"a{i}" for i in range(9)]), ("B", ["b0", "a0"]), ("C", ["c0"])]
+    lines, cited = cite_groups(rows, shown=2, per_group=3)
+    assert cited == ["a0", "a1", "a2", "b0"]  # a0 keeps its first number where B cites it again
+    assert lines == [("A", 9, [1, 2, 3]), ("B", 2, [4, 1]), ("C", 1, [])]
+    text = group_text("Which venue has the most papers?", "venue", lines, 12, {}, "", shown=2)
+    assert "- A: 9 [1][2][3]…" in text and "- B: 2 [4][1]\n" in text and "and 1 more venues" in text

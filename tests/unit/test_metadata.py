@@ -230,3 +230,33 @@ def test_a_list_on_a_topic_label_takes_every_labelled_paper_too(pipeline, llm):
 def test_a_parsed_filter_can_be_switched_off(pipeline, llm):
     answer = ask(pipeline, "How many papers are in the interpretability area?", auto_filters=False)
     assert not any(n.startswith("filter from question") for n in answer.notes)
+
+
+@pytest.mark.parametrize("question, key, status, yearless", [("How many papers are indexed per year?", "year", None, True),
+                                                             ("Which venue has the most oral papers?", "venue", "Oral", False)])
+def test_a_metadata_group_counts_what_the_records_say_and_cites_each_groups_newest(pipeline, llm, tmp_path, question, key,
+                                                                                   status, yearless):
+    from ragqa.compose import CITED_PER_GROUP
+    from ragqa.retrieve import Filters
+
+    if yearless:  # papers with no year group under "(year unknown)", as the records say
+        extra = tmp_path / "undated.jsonl"
+        extra.write_text("\n".join(json.dumps({"id": f"u{i}", "title": f"Undated study {i}", "abstract": "We study graph kernels "
+                                                "for proteins and report accuracy on three benchmarks.", "venue": "Preprint"})
+                                    for i in range(3)))
+        pipeline.ingest(pipeline.load([extra])[0], progress=False, library="undated")
+    records = pipeline.searcher.matching(Filters(status=status))
+    gold: dict[str, set] = {}
+    for pid, meta in records.items():
+        gold.setdefault(str(meta.get(key) or f"({key} unknown)"), set()).add(pid)
+    answer = ask(pipeline, question)
+    assert answer.form == "group" and {row["group"]: set(row["papers"]) for row in answer.table} == gold
+    assert [row["count"] for row in answer.table] == [len(row["papers"]) for row in answer.table]
+    newest = lambda pid: (-(records[pid].get("year") or 0), records[pid].get("label") or "", pid)
+    number = {c.paper_id: c.n for c in answer.citations}
+    for row in answer.table:
+        firsts = sorted(row["papers"], key=newest)[:CITED_PER_GROUP]
+        assert row["papers"][:len(firsts)] == firsts and all(pid in number for pid in firsts)
+        line = next(line for line in answer.text.splitlines() if line.startswith(f"- {row['group']}: {row['count']} "))
+        assert re.findall(r"\[(\d+)\]", line) == [str(number[pid]) for pid in firsts]
+    assert len(answer.citations) == len(number) == sum(min(len(ids), CITED_PER_GROUP) for ids in gold.values())
