@@ -25,12 +25,13 @@ def _spellings(pieces: list[str], plural: bool = True) -> list[str]:
     """FTS5 phrases for every way the pieces may be written: GPT-4 / GPT 4 (two tokens) or GPT4 (one); with
     `plural`, also with an s added or dropped (a mention of LLMs is one of LLM; a title's "Transformers" names no
     method called Transformer)."""
+    last = pieces[-1]
+    forms = [pieces] + ([pieces[:-1] + [last + "s"], pieces[:-1] + [last.removesuffix("s")]] if plural else [])
     out = []
-    for joins in product((" ", ""), repeat=len(pieces) - 1):
-        out.append(pieces[0] + "".join(j + p for j, p in zip(joins, pieces[1:])))
-    whole = "".join(pieces)
-    out += [whole + "s", whole.removesuffix("s")] if plural else []
-    return list(dict.fromkeys(o for o in out if o))
+    for form in (f for f in forms if f[-1]):  # the s on the last word: "Switch Sparse Autoencoder" is written ...Autoencoders
+        for joins in product((" ", ""), repeat=len(form) - 1):
+            out.append(form[0] + "".join(j + p for j, p in zip(joins, form[1:])))
+    return list(dict.fromkeys(out))
 
 
 def _query(pieces: list[str], columns: str = "", plural: bool = True) -> str:

@@ -29,9 +29,10 @@ def test_spellings_of_a_name_all_match(settings, tmp_path):
     pipeline = Pipeline(settings)
     pipeline.ingest(LoadReport(papers=_papers(tmp_path, ROWS)), progress=False)
     names = pipeline.searcher.names
-    for spelled in ("GPT-4", "GPT4", "gpt 4", "ResNet-50", "resnet50", "SpecDec", "specdecs", "Hopper", "Grace Hopper"):
+    for spelled in ("GPT-4", "GPT4", "gpt 4", "ResNet-50", "resnet50", "SpecDec", "specdecs", "Hopper", "Grace Hopper",
+                    "Scaling GPT4 Evaluation", "draft token", "Speculative Decoders"):  # the last word's s added or dropped
         assert names.mentions(spelled), spelled
-    for absent in ("GPT-5", "ResNet-18", "SpecDecoder", "Lamport"):
+    for absent in ("GPT-5", "ResNet-18", "SpecDecoder", "Lamport", "draft tokenizer"):
         assert not names.mentions(absent), absent
     assert names.introduces("SpecDec")  # "we propose SpecDec" in its abstract
     assert names.introduces("GPT-4")  # in a title
