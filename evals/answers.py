@@ -87,10 +87,15 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
     }
 
 
+def _record_line(citation) -> str:
+    """What a cited record says besides its abstract: title, authors, venue, year (a record answer states these)."""
+    return " ".join([citation.title or "", *citation.authors, citation.venue or "", str(citation.year or "")])
+
+
 def citations_supported(answer) -> bool | None:
-    """Every cited sentence is supported by the abstracts it cites (citations._supported, the same
-    word-overlap measure the answerer uses, here against the whole abstract): a check that can fail.
-    None when the answer cites nothing."""
+    """Every cited sentence is supported by what it cites (citations._supported, the same word-overlap measure the
+    answerer uses, here against the whole abstract and the record's title, authors, venue and year): a check that can
+    fail. None when the answer cites nothing."""
     from ragqa.answer import Source
     from ragqa.citations import _MARKER, _supported, parse_markers, split_answer_sentences
 
@@ -102,7 +107,7 @@ def citations_supported(answer) -> bool | None:
         if not numbers:
             continue
         cited = [Source(n=n, hit=Hit(paper_id=by_n[n].paper_id, score=0.0, relevance=None, text="", meta={"label": by_n[n].label}),
-                        evidence=(by_n[n].abstract,)) for n in numbers if n in by_n]
+                        evidence=(by_n[n].abstract, _record_line(by_n[n]))) for n in numbers if n in by_n]
         if len(cited) < len(set(numbers)) or not _supported(_MARKER.sub(" ", sentence), cited):
             return False
     return True

@@ -39,7 +39,7 @@ class Answer:
     question: str
     text: str
     abstained: bool
-    mode: str  # "llm" | "extractive" | "list" | "abstain"
+    mode: str  # "llm" | "extractive" | "list" | "record" (a field of the papers' records: who wrote X) | "abstain"
     # abstention: "weak match" | "weak evidence" | "unknown name" | "model refused";
     # extractive: "model refused" (a strong match, so the refusal was not trusted) | "no supported sentence"
     why: str = ""

@@ -238,6 +238,7 @@ class Judgement:
     listed: tuple[str, ...]
     best: float
     answering: tuple[str, ...] = ()  # papers at or above the answer point (or named): each would answer on its own
+    named: tuple[str, ...] = ()  # papers the question (or the conversation) names by title or method name
 
     def top(self, n: int) -> list[str]:
         """The first n listed papers, or the best paper alone when none reached the list point."""
@@ -253,7 +254,7 @@ class Judgement:
     def as_json(self) -> dict:
         return {"answerable": self.answerable, "best": round(self.best, 4),
                 "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()}, "listed": list(self.listed),
-                "answering": list(self.answering)}
+                "answering": list(self.answering), "named": list(self.named)}
 
 
 def judge(calibration: Calibration, candidates: list[Candidate]) -> Judgement:
@@ -267,7 +268,7 @@ def judge(calibration: Calibration, candidates: list[Candidate]) -> Judgement:
     ranked = sorted(probs.items(), key=lambda kv: (-(kv[0] in named), -kv[1]))
     listed = tuple(pid for pid, v in ranked if v >= calibration.list_threshold or pid in named)
     answering = tuple(pid for pid, v in ranked if v >= calibration.answer_threshold or pid in named)
-    return Judgement(probs, best >= calibration.answer_threshold or bool(named), listed, best, answering)
+    return Judgement(probs, best >= calibration.answer_threshold or bool(named), listed, best, answering, tuple(named))
 
 
 def candidates_for(searcher, result, question_vec, extra_hits=()) -> list[Candidate]:

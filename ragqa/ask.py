@@ -14,11 +14,11 @@ from .answer import Answer, Source
 from .answerability import assess
 from .citations import make_citations, name_bare_markers, resolve_citations
 from .clean import CJK
-from .compose import (CITED_PER_GROUP, GROUPS_SHOWN, abstain_text, author_text, cite_groups, extractive_answer, group_order,
-                      group_rows, group_text, lead, list_items, quote_top_up)
+from .compose import (CITED_PER_GROUP, GROUPS_SHOWN, abstain_text, author_text, byline, cite_groups, extractive_answer,
+                      field_text, group_order, group_rows, group_text, lead, list_items, quote_top_up)
 from .evidence import fit_budget, select_evidence
 from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
-from .intent import COUNT, GROUP, LIST, classify, group_key
+from .intent import COUNT, EXPLAIN, GROUP, LIST, asks_field, asks_newest, classify, group_key
 from .metadata import names_a_topic
 from .prompting import build_messages, is_refusal
 from .retrieve import Filters, Hit, SearchResult, require_question, search
@@ -125,11 +125,19 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
                                  finish, result, judgement, counted=[h.paper_id for h in ranked])
         return
     if form in (LIST, COUNT):
+        newest = asks_newest(question)
+        if newest:  # "the latest papers on X": the newest first, each year's by relevance
+            ranked = sorted(ranked, key=lambda h: -(h.meta.get("year") or 0))
         yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement,
-                                labelled=len(labelled))
+                                labelled=len(labelled), newest=newest)
         return
     hits = [by_id[pid] for pid in judgement.explain(settings.explain_papers)]
     hits = hits[:1] + [h for h in earlier if h not in hits][:2] + hits[1:]  # earlier citations right after the best match
+    field = asks_field(question)
+    if field:  # "Who wrote InterpBench?", "Where was it published?": the record answers, not the abstract or the model
+        yield from _field_answer(question, field, hits[: settings.explain_papers], retrieved, start, timings, finish, result,
+                                 judgement)
+        return
     sources = select_evidence(qvec, hits, pipeline.embedder, settings, result.query, cache=pipeline.searcher.sentences)
     sources = fit_budget(sources, settings)
     timings["retrieve_s"] = round(time.perf_counter() - start, 3)
@@ -207,7 +215,7 @@ def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None
 
 
 def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement, filters=None,
-                 labelled: int = 0, counted: list[str] | None = None):
+                 labelled: int = 0, counted: list[str] | None = None, newest: bool = False):
     """Every accepted paper (or, with `filters`, every paper the metadata filters match), one cited
     line each, streamed item by item. `counted`: the ids of every paper counted when `ranked` holds only the first."""
     counted = counted if counted is not None else [h.paper_id for h in ranked]
@@ -220,7 +228,7 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
     sources = [replace(by_n[n], evidence=(sentence,)) for n, _, sentence in items]
     yield Event("retrieved", result=result, sources=sources)
     text = lead(question, len(items), len(counted) if len(counted) > len(shown) else None, filters,
-                labelled=(result.topic.span, labelled) if result.topic and labelled else None)
+                labelled=(result.topic.span, labelled) if result.topic and labelled else None, newest=newest)
     timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("token", delta=text)
     for _, line, _ in items:
@@ -229,6 +237,21 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
     yield finish(Answer(question, text, False, "list", "", citations=make_citations([n for n, _, _ in items], sources),
                         retrieved=retrieved, form=form, judgement=judgement.as_json() if judgement else {},
                         counted=counted))
+
+
+def _field_answer(question, field, hits, retrieved, start, timings, finish, result, judgement):
+    """The asked field (authors, venue, year) of the papers the question names, else of the closest one alone, from
+    their records, each cited; no LLM call. Each source's evidence is the record line the sentence states."""
+    named = set(judgement.named)
+    hits = [h for h in hits if h.paper_id in named] or hits[:1]
+    sources = [Source(n=n, hit=h, evidence=(byline(h.meta),)) for n, h in enumerate(hits, 1)]
+    timings["retrieve_s"] = round(time.perf_counter() - start, 3)
+    yield Event("retrieved", result=result, sources=sources)
+    text = field_text(question, field, sources, named)
+    timings["first_token_s"] = round(time.perf_counter() - start, 3)
+    yield Event("token", delta=text)
+    yield finish(Answer(question, text, False, "record", "", citations=make_citations([s.n for s in sources], sources),
+                        retrieved=retrieved, form=EXPLAIN, judgement=judgement.as_json()))
 
 
 def _metadata_group(pipeline, question, start, timings, finish, result):

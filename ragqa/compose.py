@@ -34,6 +34,37 @@ def byline(meta: dict) -> str:
     return "; ".join(x for x in (meta.get("venue") or "", who) if x)
 
 
+def field_text(question: str, field: str, sources: list[Source], named: set[str] = frozenset()) -> str:
+    """"Who wrote X?", "Where / when was X published?": the field of each paper's record, one cited sentence each
+    (intent.asks_field); a field the record lacks is said to be missing, never guessed. A paper the question does not
+    name (`named`: paper ids) is introduced as the closest match, so its authors are not read as X's inventors."""
+    zh = bool(CJK.search(question))
+    lines = []
+    for s in sources:
+        m, cite = s.hit.meta, f"[{s.n}]"
+        name = f"**{display_name(m, zh)}**"
+        hedge = "" if s.hit.paper_id in named else "最接近的已索引论文：" if zh else "Closest indexed match: "
+        venue, year, authors = m.get("venue") or "", m.get("year"), authors_of(m)
+        if field == "authors" and authors:
+            more = bool(m.get("authors_truncated"))
+            if zh:
+                line = f"{name}{f'（{venue}）' if venue else ''}的作者是 {'、'.join(authors)}{' 等' if more else ''} {cite}。"
+            else:
+                who = ", ".join(authors) + " et al." if more else (
+                    f"{', '.join(authors[:-1])} and {authors[-1]}" if len(authors) > 1 else authors[0])
+                line = f"{name}{f' ({venue})' if venue else ''} is by {who} {cite}."
+        elif field == "venue" and venue:
+            line = f"{name} 发表于 {venue} {cite}。" if zh else f"{name} appeared at {venue} {cite}."
+        elif field == "year" and year:
+            where = (f"（{venue}）" if zh else f" ({venue})") if venue else ""
+            line = f"{name} 发表于 {year} 年{where} {cite}。" if zh else f"{name} is from {year}{where} {cite}."
+        else:
+            missing = {"authors": ("作者", "authors"), "venue": ("会议", "venue"), "year": ("年份", "year")}[field]
+            line = f"{name} — 索引中没有其{missing[0]}信息 {cite}。" if zh else f"{name} — the index holds no {missing[1]} for it {cite}."
+        lines.append(hedge + line)
+    return "\n".join(lines)
+
+
 def best_sentence(question_vec, sentences: list[str], vectors) -> str:
     """The abstract sentence closest to the question among those saying what the paper itself does
     ("we ...", "this paper ..."), else among all, background last (own_part_first); never an instruction-like sentence. question_vec None (a
@@ -73,9 +104,11 @@ def no_match_text(rule: str, zh) -> str:
     return f"没有已索引的论文符合 {rule}。" if zh else f"No indexed paper matches {rule}."
 
 
-def lead(question: str, count: int, total_listed: int | None = None, filters=None, labelled: tuple[str, int] | None = None) -> str:
+def lead(question: str, count: int, total_listed: int | None = None, filters=None, labelled: tuple[str, int] | None = None,
+         newest: bool = False) -> str:
     """The sentence before a list: what was counted and how (a metadata filter, or relevance, plus
-    `labelled`: the topic label or keyword the question names and how many papers carry it)."""
+    `labelled`: the topic label or keyword the question names and how many papers carry it), and in what order
+    (`newest`: newest first, as "the latest papers on X" asks)."""
     zh = CJK.search(question)
     if filters is not None and not filters.active():  # the whole collection
         total = total_listed or count
@@ -94,12 +127,14 @@ def lead(question: str, count: int, total_listed: int | None = None, filters=Non
     total = total_listed if total_listed and total_listed > count else count
     if zh:
         tag = f"，其中 {labelled[1]} 篇的主题、关键词或标题含“{labelled[0]}”" if labelled else ""
-        return f"找到 {total} 篇相关的已索引论文{tag}" + (f"（显示前 {count} 篇）" if total > count else "") + "（按相关度排序，原文摘录）："
+        order = "按年份从新到旧" if newest else "按相关度排序"
+        return f"找到 {total} 篇相关的已索引论文{tag}" + (f"（显示前 {count} 篇）" if total > count else "") + f"（{order}，原文摘录）："
     more = f" (showing {count} of {total})" if total > count else ""
     noun = "paper addresses" if total == 1 else "papers address"
     tag = (f": the ones the answerability model matches to it, then the {labelled[1]} whose topic, keywords or title "
            f"include \"{labelled[0]}\"" if labelled else "")
-    return f"{total} indexed {noun} this{tag}{more}, most relevant first (quoted from each abstract):"
+    order = "newest first" if newest else "most relevant first"
+    return f"{total} indexed {noun} this{tag}{more}, {order} (quoted from each abstract):"
 
 
 def author_text(match, question: str) -> str:

@@ -6,6 +6,8 @@
 - "explain": what is X / how does X work / what did they find -> a short cited answer from the best papers;
 - "group": who has the most papers on X / X papers per year / which venue has the most X papers ->
   the counted papers grouped by author, year or venue (group_key), with counts.
+An explain question may ask for a paper's record rather than its content (asks_field: who wrote X, where or when was
+X published), answered from the record.
 Rules over the question's wording, English and Chinese; a follow-up keeps the form of its own words.
 """
 from __future__ import annotations
@@ -21,6 +23,15 @@ _GROUPS = (  # (key, wording that asks for papers grouped by it)
     ("year", r"\b(?:per|by|each|every) year\b|\bover (?:the )?(?:time|years)\b|\b(?:grow|grew|growth|change|changed|trend)\w*\b.{0,60}\b(?:from|between|since|over)\b"
              r"|\bfrom (?:19|20)\d\d to (?:19|20)\d\d\b|每年|逐年|历年|年份分布|按年份?"),
     ("venue", r"\b(?:per|by|each|every) (?:venue|conference)\b|\bwhich (?:venue|conference)s?\b.{0,40}\bmost\b|哪个会议.{0,12}最多|各会议|每一?个会议|按会议"),
+)
+
+_FIELDS = (  # (field of a paper's record, wording that asks for it about a paper)
+    ("authors", r"\bwho (?:wrote|writes|authored|is behind|are behind|proposed|introduced|invented|came up with)\b"
+                r"|\bauthors? (?:of|behind)\b|\b(?:written|authored) by whom\b|作者是谁|谁写的|作者有哪些|是谁提出的|由谁"),
+    ("venue", r"\b(?:where|(?:which|what) (?:venue|conference|journal|workshop))\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|accepted)\b"
+              r"|\b(?:venue|conference|journal) (?:of|for)\b|发表在哪|发表于哪|在哪个会议|什么会议"),
+    ("year", r"\b(?:when|(?:which|what) year)\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|released|come out|came out)\b"
+             r"|\b(?:publication )?year of\b|哪一?年发表|什么时候发表|何时发表"),
 )
 
 _COUNT = re.compile(
@@ -53,6 +64,25 @@ def group_key(question: str) -> str | None:
         if re.search(pattern, question, re.I):
             return key
     return None
+
+
+def asks_field(question: str) -> str | None:
+    """"authors", "venue" or "year" when the question asks for that field of a paper's record ("Who wrote
+    InterpBench?", "Where was TRACE published?", "这篇论文的作者是谁？"); meant for explain questions (a group-by such as
+    "which venue has the most X" is classified first)."""
+    for field, pattern in _FIELDS:
+        if re.search(pattern, question, re.I):
+            return field
+    return None
+
+
+_NEWEST = re.compile(r"\b(?:latest|newest|most recent|recent(?:ly)?)\b|最新|近期|最近", re.I)
+
+
+def asks_newest(question: str) -> bool:
+    """The question asks for recent work ("the latest papers on X", "recent approaches to Y", 最新): a list of it
+    puts the newest first."""
+    return bool(_NEWEST.search(question))
 
 
 def classify(question: str) -> str:

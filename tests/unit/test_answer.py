@@ -256,3 +256,26 @@ def test_search_rewrites_a_follow_up_as_ask_does(indexed):
     pipeline = _pipeline(indexed, ["Which architectures was DiffAug evaluated with?"])
     result = pipeline.search("What architectures did they evaluate it with?", history=["Which paper introduces DiffAug?"], translate=False)
     assert result.query == "Which architectures was DiffAug evaluated with?"
+
+
+@pytest.mark.parametrize("question, field", [("Who wrote DRAGON?", "authors"), ("Where was DRAGON published?", "venue"),
+                                             ("When was DRAGON published?", "year")])
+def test_a_question_about_a_named_papers_record_is_answered_from_it_without_the_llm(indexed, question, field):
+    pipeline = _pipeline(indexed, ["The model should not be asked [1]."])
+    answer = ask(pipeline, question)
+    assert not answer.abstained and answer.mode == "record" and pipeline._llm.prompts == []
+    (citation,) = answer.citations
+    assert citation.label == "DRAGON" and "[1]" in answer.text and "Closest" not in answer.text
+    value = {"authors": " and ".join([", ".join(citation.authors[:-1]), citation.authors[-1]]) if len(citation.authors) > 1
+             else citation.authors[0], "venue": citation.venue, "year": str(citation.year)}[field]
+    assert value and value in answer.text
+
+
+def test_a_list_of_the_latest_work_puts_the_newest_first(indexed):
+    pipeline = _pipeline(indexed, ["unused [1]."])
+    plain = ask(pipeline, "Which papers study diffusion models?")
+    latest = ask(pipeline, "Which recent papers study diffusion models?")
+    years = [c.year or 0 for c in latest.citations]
+    assert latest.form == plain.form == "list" and "newest first" in latest.text and "most relevant first" in plain.text
+    assert len(set(years)) > 1 and years == sorted(years, reverse=True)
+    assert [c.year or 0 for c in plain.citations] != years  # relevance order, which this question's words would keep

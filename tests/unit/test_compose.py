@@ -136,3 +136,19 @@ def test_a_group_answer_cites_the_first_papers_of_the_groups_it_shows_and_counts
     assert lines == [("A", 9, [1, 2, 3]), ("B", 2, [4, 1]), ("C", 1, [])]
     text = group_text("Which venue has the most papers?", "venue", lines, 12, {}, "", shown=2)
     assert "- A: 9 [1][2][3]…" in text and "- B: 2 [4][1]\n" in text and "and 1 more venues" in text
+
+
+def test_a_records_field_is_stated_from_the_record_and_a_missing_one_is_said_to_be_missing():
+    from ragqa.compose import field_text
+
+    named = _source(1, title="Stable Flow", authors="Ann Basu; Bo Li; Cy Wu", venue="ICLR 2025", year=2025)
+    other = _source(2, title="Graph Kernels", authors="Dee Ray", venue="", year=None, authors_truncated=True)
+    text = field_text("Who wrote Stable Flow?", "authors", [named, other], {"p1"})
+    first, second = text.splitlines()
+    assert first == "**Stable Flow** (ICLR 2025) is by Ann Basu, Bo Li and Cy Wu [1]."
+    assert second == "Closest indexed match: **Graph Kernels** is by Dee Ray et al. [2]."  # not named: not read as X's authors
+    assert field_text("Where was it published?", "venue", [named], {"p1"}) == "**Stable Flow** appeared at ICLR 2025 [1]."
+    assert field_text("When was it published?", "year", [named], {"p1"}) == "**Stable Flow** is from 2025 (ICLR 2025) [1]."
+    assert field_text("When was it published?", "year", [other], {"p2"}) == "**Graph Kernels** — the index holds no year for it [2]."
+    assert "的作者是 Ann Basu、Bo Li、Cy Wu [1]" in field_text("Stable Flow 的作者是谁？", "authors", [named], {"p1"})
+    assert field_text("它发表在哪个会议？", "venue", [other], set()) == "最接近的已索引论文：**Graph Kernels** — 索引中没有其会议信息 [2]。"

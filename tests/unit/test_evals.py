@@ -135,6 +135,12 @@ def test_citation_support_check_can_fail():
     wrong = Answer("q", "The method was tested on speech recordings of children in German [1].", False, "llm", citations=[good])
     assert citations_supported(wrong) is False
     assert citations_supported(Answer("q", "Not covered.", True, "abstain")) is None
+    # a record answer's sentence is supported by the cited record's authors and venue, not by its abstract
+    byline = Citation(1, "p1", "DRAGON", "ICML 2024", 2024, ["Kai Zhao", "Xuhao Li"], good.abstract, "", title="DRAGON")
+    record = "**DRAGON** (ICML 2024) is by Kai Zhao and Xuhao Li [1]."
+    assert citations_supported(Answer("q", record, False, "record", citations=[byline])) is True
+    other = Citation(1, "p1", "DRAGON", "NeurIPS 2023", 2023, ["Ann Lee"], good.abstract, "", title="DRAGON")
+    assert citations_supported(Answer("q", record, False, "record", citations=[other])) is False  # not what the record says
 
 
 def test_fact_recall_counts_facts_stated():

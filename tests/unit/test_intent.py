@@ -44,3 +44,34 @@ from ragqa.intent import COUNT, EXPLAIN, LIST, classify
 ])
 def test_form_of_question(question, form):
     assert classify(question) == form
+
+
+@pytest.mark.parametrize("question, field", [
+    ("Who wrote InterpBench?", "authors"), ("Who are the authors of the Switch SAE paper?", "authors"),
+    ("Who proposed DRAGON?", "authors"), ("InterpBench的作者是谁？", "authors"), ("这篇论文是谁写的？", "authors"),
+    ("Where was TRACE published?", "venue"), ("At which conference was JKOnet* presented?", "venue"),
+    ("这篇论文发表在哪个会议？", "venue"), ("When was JKOnet* published?", "year"), ("What year did InterpBench come out?", "year"),
+    ("它是哪一年发表的？", "year"),
+    # about a paper's content, or a question of another form: not a field of its record
+    ("Who works on sparse autoencoders?", None), ("Where is the information stored?", None),
+    ("Who has the most papers on graphs?", None), ("What did the authors find about registers?", None),
+    ("When does the sampler fail?", None), ("Which venue has the most orals?", None),
+])
+def test_a_question_about_a_papers_record(question, field):
+    from ragqa.intent import GROUP, asks_field
+
+    assert asks_field(question) == field
+    if field:
+        assert classify(question) == EXPLAIN
+    elif "most" in question:
+        assert classify(question) == GROUP
+
+
+@pytest.mark.parametrize("question, newest", [
+    ("What are the latest papers on diffusion models?", True), ("recent approaches to continual learning", True),
+    ("扩散模型最新的论文有哪些？", True), ("Which papers study diffusion models?", False), ("What is a new method for X?", False),
+])
+def test_a_question_asking_for_recent_work(question, newest):
+    from ragqa.intent import asks_newest
+
+    assert asks_newest(question) is newest
