@@ -212,3 +212,4 @@ def test_the_newest_of_each_group_are_the_ones_newest_lists_whether_looked_up_or
     looked_up = index.catalog.newest_of_each(groups, 4)
     monkeypatch.setattr(Catalog, "PICK_MAX", 0)
     assert looked_up == index.catalog.newest_of_each(groups, 4) == expected
+    assert {name: index.catalog.newest(ids, 4) if ids else [] for name, ids in groups.items()} == expected  # newest walks too
