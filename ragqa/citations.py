@@ -35,7 +35,9 @@ def parse_markers(text: str) -> list[tuple[str, list[int]]]:
 def split_answer_sentences(text: str) -> list[str]:
     """Sentences with their trailing markers attached ('... works [1]. Next' -> '... works [1].')."""
     out, start = [], 0
-    for match in re.finditer(rf"(?:{BEFORE_STOP}\.|[!?。！？])(?:\s*\[[\d,;\s–-]+\])*(?=\s|$)|(?<=\])\s*\n|\n", text):
+    # Chinese needs no space after its full stop; markers written after it, even as sentences of their own, stay
+    for match in re.finditer(rf"(?:{BEFORE_STOP}\.|[!?])(?:\s*\[[\d,;\s–-]+\])*(?=\s|$)"
+                             rf"|[。！？](?:\s*\[[\d,;\s–-]+\]\s*[。！？]?)*|(?<=\])\s*\n|\n", text):
         piece = text[start:match.end()].strip()
         if piece:
             out.append(piece)
@@ -46,9 +48,14 @@ def split_answer_sentences(text: str) -> list[str]:
 
 
 def supporting_source(sentence: str, sources: list[Source], allowed: set[int]) -> int | None:
-    """The cited source whose label + evidence contain most of an uncited sentence's content
+    """The allowed source whose label + evidence contain most of an uncited sentence's content
     words (at least 60%), or None: then the sentence is unsupported. A sentence that is little more than
-    a paper's name ("Fine-Tuning Enhances Existing.." for a label cut short) claims nothing: None."""
+    a paper's name ("Fine-Tuning Enhances Existing.." for a label cut short) claims nothing: None. A Chinese
+    sentence is not compared word by word (as a cited one is not): it gets the one source the answer cites elsewhere,
+    or the only source the model was given."""
+    if CJK.search(sentence):
+        only = allowed or ({sources[0].n} if len(sources) == 1 else set())
+        return next(iter(only)) if len(only) == 1 else None
     words = content_words(sentence)
     if len(words - content_words(" ".join(s.hit.meta.get("label") or "" for s in sources))) < 2:
         return None
@@ -168,6 +175,8 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
             dropped.append(sentence)
         else:
             fired.append(CITE_SUPPORTED)
+            if n not in cited:  # a Chinese sentence given the only source
+                cited.append(n)
             kept[position] = re.sub(r"([.!?。！？]?)$", lambda m: f" [{n}]{m.group(1)}", sentence, count=1)
     return " ".join(k for k in kept if k), cited, invalid, dropped
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 CITE_NAMED = "cite-named"  # a sentence naming a source, without its marker, cites it
-CITE_SUPPORTED = "cite-supported"  # an uncited sentence found in a cited source's evidence gets that marker
+CITE_SUPPORTED = "cite-supported"  # an uncited sentence found in a cited source's evidence (or the only source given) gets that marker
 NAME_BARE_MARKERS = "name-bare-markers"  # "[1] shows ..." -> "DiffAug [1] shows ..."
 NAME_SUBJECT = "name-subject"  # "introduces X [1]." -> "DiffAug introduces X [1]."
 REFUSAL_TO_QUOTES = "refusal-to-quotes"  # a refusal of an accepted question -> the quoted evidence

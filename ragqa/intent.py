@@ -85,6 +85,17 @@ def asks_newest(question: str) -> bool:
     return bool(_NEWEST.search(question))
 
 
+_RECENCY_WORDS = re.compile(r"\b(?:most recent|latest|newest|recent(?:ly)?)\s*|最新的?|近期的?|最近的?", re.I)
+
+
+def without_recency(query: str) -> str:
+    """The query less the words that ask for recent work ("the latest papers on X" -> "the papers on X"): they set the
+    order of a list (asks_newest), not its subject, and searched as words they match "the latest GPT-3.5 models" in an
+    abstract."""
+    out = re.sub(r"\s{2,}", " ", _RECENCY_WORDS.sub("", query)).strip()
+    return out[:1].upper() + out[1:] if out and query[:1].isupper() else out or query
+
+
 def classify(question: str) -> str:
     """-> "group", "count", "list" or "explain"."""
     if group_key(question):

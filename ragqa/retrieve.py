@@ -20,6 +20,7 @@ from .clean import CJK, method_name
 from .config import Settings
 from .corpus import authors_of, libraries_of
 from .errors import QueryError
+from .intent import without_recency
 from .index import PaperIndex, PaperRecords
 from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
 from . import snapshot
@@ -668,6 +669,9 @@ def search(
                     topical = names_a_topic(query, [*spans, filters.topic])
         else:
             notes.append("Chinese question searched untranslated (no LLM available): results may be poor")
+    if without_recency(query) != query:  # "the latest papers on X": the order of the answer, not its subject
+        query = without_recency(query)
+        notes.append(f"searched without its recency words: {query}")
     retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k, own_words=question if query != question else "")
     records = searcher.paper_meta()
     hits = [

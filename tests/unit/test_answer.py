@@ -279,3 +279,6 @@ def test_a_list_of_the_latest_work_puts_the_newest_first(indexed):
     assert latest.form == plain.form == "list" and "newest first" in latest.text and "most relevant first" in plain.text
     assert len(set(years)) > 1 and years == sorted(years, reverse=True)
     assert [c.year or 0 for c in plain.citations] != years  # relevance order, which this question's words would keep
+    # "recent" orders the list and is not searched for: the same papers are found as without it
+    assert sorted(c.paper_id for c in latest.citations) == sorted(c.paper_id for c in plain.citations)
+    assert latest.query == "Which papers study diffusion models?"

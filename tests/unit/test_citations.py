@@ -87,6 +87,21 @@ def test_markers_written_as_sentences_of_their_own_join_the_claim():
     assert resolve_citations("Evidence sentence 0 of paper 1 holds [1].", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
 
 
+def test_chinese_sentences_split_without_a_space_and_an_uncited_one_gets_the_only_source():
+    """The 1.5B answers a Chinese question in unmarked Chinese: every sentence was one run-on 'sentence', dropped as
+    uncited, and the answer fell back to English quotes."""
+    from ragqa.citations import split_answer_sentences
+
+    assert split_answer_sentences("它用额外的token。[1]。它修复了伪影！它更平滑？") == ["它用额外的token。[1]。", "它修复了伪影！", "它更平滑？"]
+    one = _sources()[:1]
+    answer, cited, _, dropped = resolve_citations("寄存器用于填充高范数token的位置。这个方法让特征图更平滑。", one)
+    assert answer == "寄存器用于填充高范数token的位置 [1]。 这个方法让特征图更平滑 [1]。" and cited == [1] and not dropped
+    # with two sources given and none cited, an unmarked Chinese sentence cannot be attributed: dropped
+    answer, cited, _, dropped = resolve_citations("寄存器用于填充高范数token的位置。", _sources()[:2])
+    assert answer == "" and cited == [] and dropped == ["寄存器用于填充高范数token的位置。"]
+    # an English sentence is compared word by word, and only with the sources the answer cites (test_answer.py)
+
+
 def test_a_short_cited_sentence_is_checked_too():
     """'The 2022 World Cup was won by France [1].' has two content words, neither in its source: dropped."""
     text, cited, _, dropped = resolve_citations("The 2022 World Cup was won by France [1]. Yes [1].", _sources())

@@ -75,3 +75,17 @@ def test_a_question_asking_for_recent_work(question, newest):
     from ragqa.intent import asks_newest
 
     assert asks_newest(question) is newest
+
+
+@pytest.mark.parametrize("query, topic", [
+    ("What are the latest papers on diffusion models?", "What are the papers on diffusion models?"),
+    ("Recent work on dictionary learning?", "Work on dictionary learning?"),
+    ("Which most recent methods recently improved SAEs?", "Which methods improved SAEs?"),
+    ("扩散模型最新的论文有哪些？", "扩散模型论文有哪些？"),
+    ("Which papers study recency bias?", "Which papers study recency bias?"),  # a topic, not a recency word
+    ("latest", "latest"),  # nothing else left: kept as it is
+])
+def test_recency_words_are_taken_out_of_the_query(query, topic):
+    from ragqa.intent import without_recency
+
+    assert without_recency(query) == topic
