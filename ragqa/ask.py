@@ -15,7 +15,7 @@ from .answerability import assess
 from .citations import make_citations, name_bare_markers, resolve_citations
 from .clean import CJK
 from .compose import (CITED_PER_GROUP, GROUPS_SHOWN, abstain_text, author_text, byline, cite_groups, extractive_answer,
-                      field_text, group_order, group_rows, group_text, lead, list_items, quote_top_up)
+                      field_text, group_order, group_rows, group_text, lead, list_items, quote_top_up, weaker_heading)
 from .evidence import fit_budget, select_evidence
 from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from .intent import COUNT, EXPLAIN, GROUP, LIST, asks_field, asks_newest, classify, group_key
@@ -125,11 +125,12 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
                                  finish, result, judgement, counted=[h.paper_id for h in ranked])
         return
     if form in (LIST, COUNT):
+        # papers listed below the answer point (each would not be answered on its own) go last, under their own heading
+        weaker = {pid for pid in accepted if pid not in set(judgement.answering)}
         newest = asks_newest(question)
-        if newest:  # "the latest papers on X": the newest first, each year's by relevance
-            ranked = sorted(ranked, key=lambda h: -(h.meta.get("year") or 0))
+        ranked = sorted(ranked, key=lambda h: (h.paper_id in weaker, -(h.meta.get("year") or 0) if newest else 0))
         yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement,
-                                labelled=len(labelled), newest=newest)
+                                labelled=len(labelled), newest=newest, weaker=weaker)
         return
     hits = [by_id[pid] for pid in judgement.explain(settings.explain_papers)]
     hits = hits[:1] + [h for h in earlier if h not in hits][:2] + hits[1:]  # earlier citations right after the best match
@@ -215,9 +216,10 @@ def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None
 
 
 def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement, filters=None,
-                 labelled: int = 0, counted: list[str] | None = None, newest: bool = False):
+                 labelled: int = 0, counted: list[str] | None = None, newest: bool = False, weaker: set[str] = frozenset()):
     """Every accepted paper (or, with `filters`, every paper the metadata filters match), one cited
-    line each, streamed item by item. `counted`: the ids of every paper counted when `ranked` holds only the first."""
+    line each, streamed item by item. `counted`: the ids of every paper counted when `ranked` holds only the first.
+    `weaker`: papers listed below the answer point, ranked last; a heading says so when stronger ones come first."""
     counted = counted if counted is not None else [h.paper_id for h in ranked]
     settings = pipeline.settings
     shown = ranked[: settings.list_max]
@@ -231,9 +233,11 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
                 labelled=(result.topic.span, labelled) if result.topic and labelled else None, newest=newest)
     timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("token", delta=text)
-    for _, line, _ in items:
-        yield Event("token", delta="\n- " + line)
-        text += "\n- " + line
+    strong = sum(1 for n, _, _ in items if by_n[n].hit.paper_id not in weaker)
+    for i, (_, line, _) in enumerate(items):
+        delta = ("\n\n" + weaker_heading(question) if i == strong and 0 < strong < len(items) else "") + "\n- " + line
+        yield Event("token", delta=delta)
+        text += delta
     yield finish(Answer(question, text, False, "list", "", citations=make_citations([n for n, _, _ in items], sources),
                         retrieved=retrieved, form=form, judgement=judgement.as_json() if judgement else {},
                         counted=counted))

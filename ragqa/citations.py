@@ -177,6 +177,10 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
             fired.append(CITE_SUPPORTED)
             if n not in cited:  # a Chinese sentence given the only source
                 cited.append(n)
+            moved = third_person(sentence) if profile.on(THIRD_PERSON) else None
+            if moved:
+                fired.append(THIRD_PERSON)
+                sentence = moved
             kept[position] = re.sub(r"([.!?。！？]?)$", lambda m: f" [{n}]{m.group(1)}", sentence, count=1)
     return " ".join(k for k in kept if k), cited, invalid, dropped
 

@@ -282,3 +282,31 @@ def test_a_list_of_the_latest_work_puts_the_newest_first(indexed):
     # "recent" orders the list and is not searched for: the same papers are found as without it
     assert sorted(c.paper_id for c in latest.citations) == sorted(c.paper_id for c in plain.citations)
     assert latest.query == "Which papers study diffusion models?"
+
+
+def test_a_list_puts_papers_below_the_answer_point_last_under_their_own_heading(indexed):
+    """The papers a list takes between its list point and the answer point go last, after a heading that says they are
+    weaker matches; the papers listed and counted do not change."""
+    from dataclasses import replace as with_points
+
+    from ragqa.compose import weaker_heading
+
+    question = "Which papers study graph neural networks?"
+    pipeline = _pipeline(indexed, ["unused [1]."])
+    shipped = pipeline.calibration
+    pipeline.__dict__["calibration"] = with_points(shipped, answer_threshold=0.0)  # every listed paper answers
+    plain = ask(pipeline, question)
+    p = plain.judgement["probabilities"]
+    listed = plain.judgement["listed"]
+    assert len(listed) >= 3 and weaker_heading(question) not in plain.text
+    ps = sorted(set(p[pid] for pid in listed), reverse=True)
+    cut = next(i for i in range(1, len(ps)) if ps[i - 1] - ps[i] > 2e-4)  # P in the judgement is rounded to 4 places
+    point = (ps[cut - 1] + ps[cut]) / 2  # the best answer, the rest are weaker
+    pipeline.__dict__["calibration"] = with_points(shipped, answer_threshold=point)
+    tiered = ask(pipeline, question)
+    head, tail = tiered.text.split(weaker_heading(question))
+    above = {c.paper_id for c in tiered.citations if f"[{c.n}]" in head}
+    below = {c.paper_id for c in tiered.citations if f"[{c.n}]" in tail}
+    assert above == {pid for pid in listed if p[pid] >= point} and below and all(p[pid] < point for pid in below)
+    assert tiered.counted == plain.counted
+    assert sorted(c.paper_id for c in tiered.citations) == sorted(c.paper_id for c in plain.citations)

@@ -96,6 +96,7 @@ def test_chinese_sentences_split_without_a_space_and_an_uncited_one_gets_the_onl
     one = _sources()[:1]
     answer, cited, _, dropped = resolve_citations("寄存器用于填充高范数token的位置。这个方法让特征图更平滑。", one)
     assert answer == "寄存器用于填充高范数token的位置 [1]。 这个方法让特征图更平滑 [1]。" and cited == [1] and not dropped
+    assert resolve_citations("我们发现特征图更平滑。", one)[0] == "作者发现特征图更平滑 [1]。"  # the abstract's 我们, moved
     # with two sources given and none cited, an unmarked Chinese sentence cannot be attributed: dropped
     answer, cited, _, dropped = resolve_citations("寄存器用于填充高范数token的位置。", _sources()[:2])
     assert answer == "" and cited == [] and dropped == ["寄存器用于填充高范数token的位置。"]
