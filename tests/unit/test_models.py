@@ -47,3 +47,13 @@ def test_bm25s_loads_without_numba_and_numba_still_imports_later():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-400:]
     assert done.stdout.split() == ["False", "False", "numba"]
+
+
+def test_bf16_is_chosen_where_the_cpu_computes_in_bf16():
+    """AMX Xeons (amx_bf16) and Zen 4 EPYCs (avx512_bf16) embed twice as fast in bf16; elsewhere it is emulated."""
+    from ragqa.models import cpu_has_bf16
+
+    assert cpu_has_bf16("flags : fpu avx512f avx512_vnni avx512_bf16 vaes")
+    assert cpu_has_bf16("flags : fpu avx512f amx_bf16 amx_tile")
+    assert not cpu_has_bf16("flags : fpu avx512f avx512_vnni")
+    assert not cpu_has_bf16("flags : fpu avx2 xavx512_bf16x")  # a flag, not part of another word
