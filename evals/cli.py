@@ -35,7 +35,8 @@ def add_eval_command(sub) -> None:
     r.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
     a = ev.add_parser("answers", help="citation validity/precision/recall, abstention, latency")
-    a.add_argument("--dataset", type=Path, required=True)
+    a.add_argument("--dataset", type=Path, nargs="+", required=True, help="one or more JSONL sets (ids prefixed by set when several)")
+    a.add_argument("--lang", default=None, help="only the questions in this language (en, zh); repeats across sets asked once")
     a.add_argument("--fast", action="store_true")
     a.add_argument("--limit", type=int, default=None)
     a.add_argument("--json", action="store_true")
@@ -90,6 +91,23 @@ def add_eval_command(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _answer_questions(paths: list[Path], lang: str | None) -> list:
+    """The questions of one or more sets (ids prefixed by the set's name when several; a question with the same history
+    asked once), optionally those in one language."""
+    from dataclasses import replace
+
+    from .dataset import load_dataset
+
+    out, seen = [], set()
+    for path in paths:
+        for q in load_dataset(path):
+            if (lang and q.lang != lang) or (q.question, q.history) in seen:
+                continue
+            seen.add((q.question, q.history))
+            out.append(replace(q, id=f"{path.stem}:{q.id}") if len(paths) > 1 else q)
+    return out
+
+
 def _settings(**overrides):
     from ragqa.config import Settings
 
@@ -132,7 +150,7 @@ def run(args) -> int:
             return 0
         from .retrieval import run_dataset
 
-        questions = load_dataset(args.dataset)[: args.limit]
+        questions = _answer_questions(args.dataset, args.lang)[: args.limit]
         pipeline = Pipeline(_settings(**overrides))
         result = run_dataset(pipeline, questions, k=args.k, translate=not args.no_translate)
         if args.json:
@@ -143,7 +161,7 @@ def run(args) -> int:
     if args.eval_command == "answers":
         from .answers import run_answers
 
-        questions = load_dataset(args.dataset)[: args.limit]
+        questions = _answer_questions(args.dataset, args.lang)[: args.limit]
         pipeline = Pipeline(_settings(**({"llm_model": _settings().fast_llm_model} if args.fast else {})))
         result = run_answers(pipeline, questions)
         if args.out:

@@ -195,3 +195,15 @@ def test_the_scale_plot_draws_every_measured_cost_against_size(tmp_path):
     assert (tmp_path / "scale.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(drawn) == ["ingest_papers_per_s (embedded)", "search_p50_ms (chroma server)", "search_p50_ms (embedded)",
                              "store_mb (embedded)"]
+
+
+def test_answer_eval_reads_several_sets_and_one_language(tmp_path):
+    from evals.cli import _answer_questions
+
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text('{"id": "q1", "question": "什么是B-cos？", "gold": ["x"], "lang": "zh"}\n'
+                 '{"id": "q2", "question": "What is B-cos?", "gold": ["x"]}\n', encoding="utf-8")
+    b.write_text('{"id": "q1", "question": "什么是B-cos？", "gold": ["x"], "lang": "zh"}\n'
+                 '{"id": "q9", "question": "它们用在哪里？", "gold": ["x"], "lang": "zh", "history": ["什么是B-cos？"]}\n', encoding="utf-8")
+    assert [q.id for q in _answer_questions([a, b], "zh")] == ["a:q1", "b:q9"]  # the repeat asked once
+    assert [q.id for q in _answer_questions([a], None)] == ["q1", "q2"]
