@@ -19,6 +19,9 @@ _FORM_WORDS = {
     "your", "one", "two", "get", "make", "makes", "making", "help", "helps", "know", "known", "tell", "me", "else",
     "anything", "something", "look", "looking", "want", "need", "give", "list", "all", "each", "not", "but", "via",
     "of", "to", "in", "on", "by", "as", "at", "or", "an", "a", "do", "be", "if", "so", "we", "i",
+    # how a request is phrased in conversation ("whats the deal with X", "explain X simply", "briefly summarize X")
+    "whats", "hows", "deal", "explain", "explains", "describe", "describes", "summarize", "summarise", "summary",
+    "overview", "briefly", "simply", "please", "exactly", "actually", "basically", "really",
 }
 
 

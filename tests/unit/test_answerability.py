@@ -133,6 +133,9 @@ def test_a_named_paper_takes_the_best_cosine_and_the_named_flag():
 
 def test_terms_drop_question_form_words():
     assert terms("Which papers propose new ways to evaluate interpretability methods?") == ["evaluate", "interpretability"]
+    # conversational request wording is form too: "whats the deal with" made a question about high-norm tokens abstain
+    assert terms("whats the deal with high norm tokens in vits") == ["high", "norm", "token", "vits"]
+    assert terms("Please explain briefly what registers do") == ["register"]
 
 
 def test_a_model_profile_can_have_its_own_calibration(settings, tmp_path):
