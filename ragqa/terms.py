@@ -37,6 +37,12 @@ def terms(text: str) -> list[str]:
     return out
 
 
+_COMPOUND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
+
+
 def paper_terms(meta: dict) -> frozenset[str]:
-    """A paper's terms: its title, display label and text, as the catalog and a record both hold them."""
-    return frozenset(terms(f"{meta.get('title') or ''} {meta.get('label') or ''} {meta.get('text') or ''}"))
+    """A paper's terms: its title, display label and text, as the catalog and a record both hold them; a hyphenated
+    word also gives its parts, so a question's "high norm tokens" finds an abstract's "high-norm tokens"."""
+    text = f"{meta.get('title') or ''} {meta.get('label') or ''} {meta.get('text') or ''}"
+    parts = " ".join(_COMPOUND.findall(text.lower())).replace("-", " ")
+    return frozenset(terms(text) + terms(parts))

@@ -138,6 +138,15 @@ def test_terms_drop_question_form_words():
     assert terms("Please explain briefly what registers do") == ["register"]
 
 
+def test_a_papers_hyphenated_words_also_give_their_parts():
+    """A question's "high norm tokens" finds an abstract's "high-norm tokens"; the compound itself stays a term."""
+    from ragqa.terms import paper_terms
+
+    found = paper_terms({"title": "Vision Transformers Need Registers", "text": "Artifacts are high-norm tokens."})
+    assert {"high-norm", "high", "norm", "token", "register"} <= found
+    assert "high" not in paper_terms({"text": "Artifacts are tokens."})
+
+
 def test_a_model_profile_can_have_its_own_calibration(settings, tmp_path):
     import json
 
