@@ -9,23 +9,36 @@ among a paper's terms (terms.paper_terms) the gold paper's P rose on 21 and fell
 were answerable and listed before and after. The hand-written sets' 198 standalone questions: no decision changed,
 ROC AUC of the best P 0.8774 -> 0.8775, gold papers listed 136 -> 139, others 94 -> 98 (evals/experiments/decisions.py).
 """
-import json, re, sys
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+from ragqa.answerability import assess
 from ragqa.pipeline import Pipeline
 from ragqa.retrieve import search
-from ragqa.answerability import assess
-p = Pipeline(); s = p.searcher
-metas = s.paper_meta()
-out = {}
-for pid in s.index.catalog.ids():
-    m = metas[pid]
-    for field in ("title",):
-        t = m.get(field) or ""
-        words = re.findall(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b", t)
-        if not words: continue
-        q = "papers on " + re.sub(r"[-:]", " ", t).lower()
-        r = search(s, q, None, 20, translate=None)
-        if r.missing_name: out[q] = [pid, "missing", 0, False]; continue
-        _, j = assess(s, r, p.embedder.get_query_embedding(r.query), p.calibration)
-        out[q] = [pid, j.probabilities.get(pid, 0.0), pid in j.listed, j.answerable]
-json.dump(out, open(sys.argv[1], "w"))
-print(len(out))
+
+
+def main(out_path: str) -> None:
+    pipeline = Pipeline()
+    searcher = pipeline.searcher
+    metas = searcher.paper_meta()
+    out = {}
+    for pid in searcher.index.catalog.ids():
+        title = metas[pid].get("title") or ""
+        if not re.search(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b", title):
+            continue
+        q = "papers on " + re.sub(r"[-:]", " ", title).lower()
+        result = search(searcher, q, None, 20, translate=None)
+        if result.missing_name:
+            out[q] = [pid, 0.0, False, False]
+            continue
+        _, judgement = assess(searcher, result, pipeline.embedder.get_query_embedding(result.query), pipeline.calibration)
+        out[q] = [pid, judgement.probabilities.get(pid, 0.0), pid in judgement.listed, judgement.answerable]
+    json.dump(out, open(out_path, "w"))
+    print(f"{len(out)} questions")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
