@@ -45,7 +45,7 @@ _LIST = re.compile(
     r"(?!(?:\w+\s+){0,3}?(?:paper|work|one|article)\s)(?:\w+\s+){0,3}?"
     r"(?:papers|works|studies|articles|publications|approaches|methods|orals|spotlights|posters)\b"
     r"|\b(?:is|are) there (?:any )?(?:\w+\s+)?(?:work|works|research|papers|studies|literature)\b"
-    r"|\b(?:papers|works|studies|research) (?:on|about|that|which|in|studying|proposing|addressing)\b"
+    r"|\b(?:papers|works|studies|research) (?:on|about|that|which|in|by|from|studying|proposing|addressing)\b"
     # a search-style phrase that opens with a body of work ("work on X", "methods for X", "theoretical work showing X")
     r"|^\s*(?:[\w-]+\s+){0,2}?(?:papers|works?|studies|research|literature|methods|approaches|techniques)\s+"
     r"(?:on|about|for|of|in|into|that|which|where|to|\w+ing)\b"

@@ -7,6 +7,7 @@ from ragqa.intent import COUNT, EXPLAIN, LIST, classify
 @pytest.mark.parametrize("question, form", [
     ("Which papers propose new ways to evaluate interpretability methods?", LIST),
     ("Is there work on making sparse autoencoders cheaper at huge widths?", LIST),
+    ("papers by Francis Bach on kernels", LIST), ("Papers from ICLR 2024 on diffusion?", LIST),
     ("Are there any papers on protein folding?", LIST),
     ("Are there studies of label noise in deep nets?", LIST),
     ("What does the collection have on diffusion models?", LIST),
