@@ -254,8 +254,8 @@ def evaluate(calibration: Calibration, rows: list[dict], scores: list[float] | N
         s = scores[i] if scores is not None else judge(calibration, _candidates(r)).best
         best.append(s)
         decided.append(s >= calibration.answer_threshold)
-    answerable = np.array([r["gold"] is not None for r in rows])
-    missed = np.array([r["gold"] is not None and not r["gate"] and not any(r["y"]) for r in rows])
+    answerable = np.array([r["gold"] is not None for r in rows], dtype=bool)  # a set with no rows too
+    missed = np.array([r["gold"] is not None and not r["gate"] and not any(r["y"]) for r in rows], dtype=bool)
     out = {"questions": len(rows), "answerable": int(answerable.sum()), "near_miss": int((~answerable).sum()),
            "gold_not_retrieved": int(missed.sum())}
     if answerable.any() and (~answerable).any():
@@ -263,13 +263,13 @@ def evaluate(calibration: Calibration, rows: list[dict], scores: list[float] | N
 
     def rates(mask) -> dict:
         a, u = mask & answerable, mask & ~answerable
-        form = {"false_abstention": f"{int((a & ~np.array(decided)).sum())}/{int(a.sum())}",
-                "near_miss_abstention": f"{int((u & ~np.array(decided)).sum())}/{int(u.sum())}"}
+        form = {"false_abstention": f"{int((a & ~np.array(decided, dtype=bool)).sum())}/{int(a.sum())}",
+                "near_miss_abstention": f"{int((u & ~np.array(decided, dtype=bool)).sum())}/{int(u.sum())}"}
         if a.any() and u.any():  # the form's own ROC AUC: how well P separates its answerable from its near-miss questions
             form["roc_auc"] = round(float(roc_auc_score(answerable[mask], np.array(best)[mask])), 4)
         return form
     out.update(rates(np.ones(len(rows), bool)))
-    out["by_form"] = {f: rates(np.array([r["form"] == f for r in rows])) for f in sorted({r["form"] for r in rows})}
+    out["by_form"] = {f: rates(np.array([r["form"] == f for r in rows], dtype=bool)) for f in sorted({r["form"] for r in rows})}
     out["gold_listed"] = _list_recall(calibration, rows)
     out["_best"] = best
     return out

@@ -249,3 +249,7 @@ def test_a_check_set_is_scored_from_its_saved_rows_which_stay_as_measured(trees)
     saved = json.loads(json.dumps(rows))
     out = check_dataset(trees, rows)
     assert out["false_abstention"] == "0/1" and out["near_miss_abstention"] == "1/1" and rows == saved
+    # a check set with no standalone English question (follow-ups only) has no rows: reported as empty, not a crash
+    # (a 30-minute calibration run died here after fitting)
+    empty = check_dataset(trees, [])
+    assert empty["questions"] == 0 and empty["false_abstention"] == "0/0"
