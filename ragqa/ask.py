@@ -126,7 +126,7 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         return
     if form in (LIST, COUNT):
         # papers listed below the answer point (each would not be answered on its own) go last, under their own heading
-        weaker = {pid for pid in accepted if pid not in set(judgement.answering)}
+        weaker = set(accepted) - set(judgement.answering)
         newest = asks_newest(question)
         ranked = sorted(ranked, key=lambda h: (h.paper_id in weaker, -(h.meta.get("year") or 0) if newest else 0))
         yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement,

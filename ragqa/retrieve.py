@@ -669,8 +669,9 @@ def search(
                     topical = names_a_topic(query, [*spans, filters.topic])
         else:
             notes.append("Chinese question searched untranslated (no LLM available): results may be poor")
-    if without_recency(query) != query:  # "the latest papers on X": the order of the answer, not its subject
-        query = without_recency(query)
+    topic_words = without_recency(query)  # "the latest papers on X": the order of the answer, not its subject
+    if topic_words != query:
+        query = topic_words
         notes.append(f"searched without its recency words: {query}")
     retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k, own_words=question if query != question else "")
     records = searcher.paper_meta()
