@@ -20,7 +20,7 @@ from .evidence import fit_budget, select_evidence
 from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from .intent import COUNT, EXPLAIN, GROUP, LIST, asks_field, asks_newest, classify, group_key
 from .metadata import names_a_topic
-from .prompting import build_messages, is_refusal
+from .prompting import build_messages, is_refusal, worked_examples
 from .retrieve import Filters, Hit, SearchResult, require_question, search
 from .rewrite import condense_question, leans_on_history
 
@@ -164,7 +164,8 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         return
     # the answerability model has accepted the question: a refusal, like an answer with no supported
     # claim, becomes the quoted, cited evidence (the 1.5B's refusals carry little information: issue notes)
-    answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(text, sources, profile, fired, asked)
+    answer_text, cited, invalid, dropped = ("", [], [], [text]) if refused else resolve_citations(
+        text, sources, profile, fired, asked, worked_examples(settings.prompts_dir))
     mode, why = "llm", ""
     if cited:
         if profile.on(NAME_BARE_MARKERS):

@@ -9,9 +9,9 @@ import re
 from .answer import Citation, Source
 from .clean import CJK
 from .corpus import authors_of
-from .evidence import BEFORE_STOP, content_words
-from .guards import (CITE_NAMED, CITE_SUPPORTED, ECHO, NAME_SUBJECT, PROFILES, THIRD_PERSON, ModelProfile, echoes, name_subject,
-                     third_person)
+from .evidence import BEFORE_STOP, content_words, text_units
+from .guards import (CITE_NAMED, CITE_SUPPORTED, ECHO, EXAMPLE_LEAK, NAME_SUBJECT, PROFILES, REPEAT, THIRD_PERSON, ModelProfile,
+                     WorkedExamples, echoes, leaks_example, name_subject, repeats, third_person)
 from .naming import own_name, paper_name
 
 _MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
@@ -47,26 +47,26 @@ def split_answer_sentences(text: str) -> list[str]:
     return out
 
 
-def supporting_source(sentence: str, sources: list[Source], allowed: set[int]) -> int | None:
-    """The allowed source whose label + evidence contain most of an uncited sentence's content
-    words (at least 60%), or None: then the sentence is unsupported. A sentence that is little more than
+def supporting_source(sentence: str, sources: list[Source], allowed: set[int], min_shared: int = 1) -> int | None:
+    """The allowed source (those the answer cites, or every source when it cites none) whose label + evidence
+    contain most of an uncited sentence's content words (at least 60%), or None: then the sentence is unsupported. A sentence that is little more than
     a paper's name ("Fine-Tuning Enhances Existing.." for a label cut short) claims nothing: None. A Chinese
     sentence is not compared word by word (as a cited one is not): it gets the one source the answer cites elsewhere,
-    or the only source the model was given."""
+    or the only source the model was given. `min_shared`: content words the sentence must share with that source."""
     if CJK.search(sentence):
         only = allowed or ({sources[0].n} if len(sources) == 1 else set())
         return next(iter(only)) if len(only) == 1 else None
     words = content_words(sentence)
     if len(words - content_words(" ".join(s.hit.meta.get("label") or "" for s in sources))) < 2:
         return None
-    best, score = None, 0.0
+    best, score, shared = None, 0.0, 0
     for s in sources:
         if s.n not in allowed:
             continue
-        overlap = len(words & content_words(" ".join(s.evidence) + " " + (s.hit.meta.get("label") or ""))) / len(words)
-        if overlap > score:
-            best, score = s.n, overlap
-    return best if score >= 0.6 else None
+        found = len(words & content_words(" ".join(s.evidence) + " " + (s.hit.meta.get("label") or "")))
+        if found / len(words) > score:
+            best, score, shared = s.n, found / len(words), found
+    return best if score >= 0.6 and shared >= min_shared else None
 
 
 def _supported(sentence: str, cited: list[Source], minimum: float = 0.34) -> bool:
@@ -110,18 +110,23 @@ def cite_named(sentence: str, sources: list[Source]) -> str:
 
 
 def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | None = None,
-                      fired: list[str] | None = None, question: str = "") -> tuple[str, list[int], list[str], list[str]]:
+                      fired: list[str] | None = None, question: str = "",
+                      examples: WorkedExamples | None = None) -> tuple[str, list[int], list[str], list[str]]:
     """-> (answer with only valid markers, cited numbers in order, invalid markers, dropped sentences).
     A sentence keeps its place only if it cites a numbered source, or (guards of the model profile,
     recorded in `fired`) names one (cite_named), or is found in the evidence of a source the answer
     cites elsewhere (then that marker is added). A subjectless sentence gets its paper's name; one that only
-    restates the `question` is dropped (guard echo)."""
+    restates the `question` is dropped (guard echo), and so is one that repeats the prompt's worked `examples`
+    instead of the sources (guard example-leak) or says again what an earlier sentence said (guard repeat)."""
     profile = profile or PROFILES["small"]
     fired = fired if fired is not None else []
     by_n = {s.n: s for s in sources}
     valid = set(by_n)
     kept, cited, invalid, dropped = [], [], [], []
     pending: list[tuple[int, str]] = []  # (position in kept, uncited sentence)
+    given = " ".join(" ".join(s.evidence) + " " + (s.hit.meta.get("label") or "") + " " + (s.hit.meta.get("title") or "")
+                     for s in sources)
+    said: list[set[str]] = []  # the units of each sentence let through so far
     for sentence in split_answer_sentences(text):
         if profile.on(CITE_NAMED):
             named = cite_named(sentence, sources)
@@ -148,6 +153,15 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
             fired.append(ECHO)
             dropped.append(cleaned)
             continue
+        if examples and profile.on(EXAMPLE_LEAK) and re.search(r"\w", cleaned) and leaks_example(cleaned, examples, given, question):
+            fired.append(EXAMPLE_LEAK)
+            dropped.append(cleaned)
+            continue
+        units = text_units(_MARKER.sub(" ", cleaned))
+        if profile.on(REPEAT) and repeats(units, said):
+            fired.append(REPEAT)
+            dropped.append(cleaned)
+            continue
         if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here]):
             dropped.append(cleaned)  # cites a source that does not contain what it claims
             continue
@@ -163,14 +177,19 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
                     fired.append(THIRD_PERSON)
                     cleaned = moved
             kept.append(re.sub(r"(\])(?=\w)", r"\1 ", cleaned))
+            said.append(units)
             for n in numbers_here:
                 if n not in cited:
                     cited.append(n)
         elif re.search(r"\w", cleaned):
             pending.append((len(kept), cleaned))
             kept.append("")
+            said.append(units)
+    # an answer that cites nothing at all is compared with every source it was given: the same 60% test, and at least
+    # three words in common ("It is a graph network that is good." shares two with a GNN abstract and says nothing)
+    allowed, min_shared = (set(cited), 1) if cited else (set(by_n), 3)
     for position, sentence in pending:
-        n = supporting_source(sentence, sources, set(cited)) if profile.on(CITE_SUPPORTED) else None
+        n = supporting_source(sentence, sources, allowed, min_shared) if profile.on(CITE_SUPPORTED) else None
         if n is None:
             dropped.append(sentence)
         else:

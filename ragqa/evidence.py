@@ -55,6 +55,17 @@ def content_words(text: str) -> set[str]:
     return {w for w in CONTENT_WORD.findall(text.lower()) if w not in _STOP}
 
 
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+
+
+def text_units(text: str) -> set[str]:
+    """Content words, and the character pairs of Chinese runs: units of meaning comparable in either language."""
+    units = content_words(_CJK_RUN.sub(" ", text))
+    for run in _CJK_RUN.findall(text):
+        units |= {run[i:i + 2] for i in range(len(run) - 1)}
+    return units
+
+
 class SentenceCache:
     """paper id -> (sentences, unit vectors), embedded once per process with the given embedder."""
 

@@ -22,7 +22,10 @@ REFUSAL_TO_QUOTES = "refusal-to-quotes"  # a refusal of an accepted question -> 
 QUOTE_TOP_UP = "quote-top-up"  # a one- or two-sentence answer gets its paper's own closest sentences, quoted
 THIRD_PERSON = "third-person"  # "we show ... [1]" copied from an abstract -> "the authors show ... [1]"
 ECHO = "echo"  # a sentence that only restates the question ("Gradient rules select the best equilibrium [1].") is dropped
-GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, THIRD_PERSON, ECHO)
+EXAMPLE_LEAK = "example-leak"  # a sentence copied from the prompt's worked examples, not the sources, is dropped
+REPEAT = "repeat"  # a sentence that says again what an earlier one of the answer said is dropped
+GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, THIRD_PERSON, ECHO,
+          EXAMPLE_LEAK, REPEAT)
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class ModelProfile:
 PROFILES = {
     "small": ModelProfile("small", frozenset(GUARDS)),
     # a capable model: its refusal abstains (with the nearest papers), its sentences are not re-worded
-    "strong": ModelProfile("strong", frozenset({CITE_NAMED, CITE_SUPPORTED})),
+    "strong": ModelProfile("strong", frozenset({CITE_NAMED, CITE_SUPPORTED, EXAMPLE_LEAK})),
 }
 
 
@@ -97,3 +100,47 @@ def echoes(sentence: str, question: str) -> bool:
     if not question or CJK.search(sentence) or CJK.search(question):
         return False
     return content_words(re.sub(r"\[[\d,;\s–-]+\]", " ", sentence)) <= content_words(question)
+
+
+@dataclass(frozen=True)
+class WorkedExamples:
+    """What the prompt's worked examples say (their answers' units) and which papers they name: none of it is
+    about the user's sources."""
+    units: frozenset[str]
+    names: tuple[str, ...]
+
+
+# a sentence leaks when at least half of its units (beyond the question's and the sources') are the examples' own:
+# on the 414 distinct model sentences of the committed answer reports and two new-user probes, correct sentences
+# reach at most 0.2 and the two copied ones 0.71 and 1.0 (the KV-cache example, in Chinese answers about B-cosification)
+LEAK_SHARE = 0.5
+
+
+def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, question: str) -> bool:
+    """True when the sentence repeats a worked example instead of the sources: it names an example's paper that no
+    source names, or half its units are the examples' wording, found neither in the question nor in the sources
+    (a Chinese sentence's character pairs cannot be in an English abstract, so they count unless the question has them)."""
+    from .evidence import text_units
+
+    plain = re.sub(r"\[[\d,;\s–-]+\]", " ", sentence)
+    for name in examples.names:
+        pattern = r"(?<![\w-])" + re.escape(name) + r"(?![\w-])"
+        if re.search(pattern, plain, re.I) and not re.search(pattern, sources_text, re.I):
+            return True
+    units = text_units(plain) - text_units(question)
+    if not units:
+        return False
+    leaked = (units & examples.units) - text_units(sources_text)
+    return len(leaked) / len(units) >= LEAK_SHARE
+
+
+# a sentence repeats an earlier one when that one holds at least this share of its units: over the 187 distinct later
+# sentences of the committed answer reports, new English sentences reach at most 0.71, the two Chinese restatements
+# ("论文指出，扩散模型隐式定义了…" said twice) 0.85, and a repeated B-cosification sentence in a new-user probe 0.88
+REPEAT_SHARE = 0.8
+REPEAT_MIN_UNITS = 3  # a share of one or two units says little: "It needs no training [1]." is kept
+
+
+def repeats(units: set[str], earlier: list[set[str]]) -> bool:
+    """True when one earlier sentence of the answer already holds REPEAT_SHARE of these units (text_units)."""
+    return len(units) >= REPEAT_MIN_UNITS and any(len(units & e) / len(units) >= REPEAT_SHARE for e in earlier)

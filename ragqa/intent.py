@@ -27,8 +27,11 @@ _GROUPS = (  # (key, wording that asks for papers grouped by it)
 
 _FIELDS = (  # (field of a paper's record, wording that asks for it about a paper)
     ("authors", r"\bwho (?:wrote|writes|authored|is behind|are behind|proposed|introduced|invented|came up with)\b"
+                r"|\bwho (?:are|is|were|was) (?:the |its |their )?(?:authors?|first author|last author)\b"
+                r"|\b(?:list|name|give|tell)\b.{0,20}\bauthors\b(?! (?:who|that|from|at|in|on))"
                 r"|\bauthors? (?:of|behind)\b|\b(?:written|authored) by whom\b|作者是谁|谁写的|作者有哪些|是谁提出的|由谁"),
     ("venue", r"\b(?:where|(?:which|what) (?:venue|conference|journal|workshop))\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|accepted)\b"
+              r"|\b(?:which|what) (?:venue|conference|journal|workshop) (?:is|was) (?:it|this|that|the paper|this paper|that paper) (?:from|in|at)\b"
               r"|\b(?:venue|conference|journal) (?:of|for)\b|发表在哪|发表于哪|在哪个会议|什么会议"),
     ("year", r"\b(?:when|(?:which|what) year)\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|released|come out|came out)\b"
              r"|\b(?:publication )?year of\b|哪一?年发表|什么时候发表|何时发表"),

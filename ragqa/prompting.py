@@ -5,12 +5,15 @@ a reply. Loading and checking the templates is prompts.py's; choosing the eviden
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from pathlib import Path
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from .answer import Source
 from .clean import CJK
 from .config import Settings
+from .guards import WorkedExamples
 from .prompts import example_turns, render
 
 REFUSAL = "The indexed papers do not answer this question."
@@ -53,6 +56,20 @@ def build_messages(question: str, sources: list[Source], settings: Settings,
         settings.prompts_dir, "qa", sources=render_sources(sources, settings), question=question,
         language=language)))
     return messages
+
+
+@lru_cache(maxsize=8)
+def worked_examples(prompts_dir: Path) -> WorkedExamples:
+    """Every worked example's answer wording and paper names (English, refusal and Chinese examples), for the
+    example-leak guard."""
+    from .evidence import text_units  # evidence.py renders sources with this module
+
+    turns = (example_turns(prompts_dir) + example_turns(prompts_dir, "examples_refusal", refusal=REFUSAL)
+             + example_turns(prompts_dir, "examples_zh"))
+    answers = " ".join(text for role, text in turns if role == "assistant")
+    names = dict.fromkeys(m.group(1) for role, text in turns if role == "user"
+                          for m in re.finditer(r"^Paper:\s*(.+?)\s*\(", text, re.M))
+    return WorkedExamples(frozenset(text_units(answers) - text_units(REFUSAL)), tuple(names))
 
 
 def is_refusal(text: str) -> bool:

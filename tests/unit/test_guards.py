@@ -50,7 +50,7 @@ def test_strong_profile_leaves_the_sentence_as_written():
 def test_cite_named_and_cite_supported_are_recorded():
     fired = []
     text, cited, _, dropped = resolve_citations(
-        "DiffAug augments training images with one diffusion step. It augments training images with a diffusion step.",
+        "DiffAug augments images. It augments training images with a diffusion step.",
         SOURCES, PROFILES["small"], fired)
     assert cited == [2] and text.count("[2]") == 2 and not dropped and fired == [CITE_NAMED, CITE_SUPPORTED]
 
@@ -70,7 +70,7 @@ def test_without_cite_supported_an_uncited_sentence_is_dropped():
 
     profile = ModelProfile("test", frozenset({CITE_NAMED}))
     text, cited, _, dropped = resolve_citations(
-        "DiffAug augments training images with one diffusion step. It augments training images with a diffusion step.",
+        "DiffAug augments images. It augments training images with a diffusion step.",
         SOURCES, profile, [])
     assert cited == [2] and text.count("[2]") == 1 and len(dropped) == 1
 
@@ -201,3 +201,80 @@ def test_an_echo_of_the_question_is_dropped_and_recorded():
     assert dropped == ["Yes, DiffAug does augment training images [2]."] and fired == [ECHO]
     strong = resolve_citations("Yes, DiffAug does augment training images [2].", SOURCES, PROFILES["strong"], [], question)
     assert strong[1] == [2]  # a capable model's sentences are not judged by their words
+
+
+def _examples():
+    from pathlib import Path
+
+    from ragqa.prompting import worked_examples
+
+    return worked_examples(Path(__file__).resolve().parents[2] / "prompts")
+
+
+def test_worked_examples_are_read_from_the_prompt_files():
+    examples = _examples()
+    assert {"SparseKV", "GraphMix"} <= set(examples.names)
+    assert "减半" in examples.units and "memory" in examples.units
+
+
+BCOS = ["We propose B-cosification, which transforms existing pre-trained models to become inherently interpretable."]
+
+
+@pytest.mark.parametrize("sentence, question, leaks", [
+    ("B-cosification 通过保留注意力最高的 token 来压缩 Transformer 的 KV 缓存 [1]。", "B-cosification 是怎么做的？", True),
+    ("在精度不变的情况下，它把内存减半 [1]。", "B-cosification 是怎么做的？", True),
+    ("B-cosification 是一种将预训练模型转换为可解释模型的方法 [1]。", "B-cosification 是怎么做的？", False),
+    ("SparseKV transforms pre-trained models to be inherently interpretable [1].", "How does B-cosification work?", True),  # an example's paper
+    ("B-cosification transforms existing pre-trained models to be inherently interpretable [1].", "How does it work?", False),
+    ("It halves memory at equal accuracy [1].", "What does B-cosification do?", True),
+    # the examples' words are fine where the sources or the question have them
+    ("It halves memory at equal accuracy [1].", "Does it halve memory at equal accuracy?", False),
+])
+def test_leaks_example(sentence, question, leaks):
+    from ragqa.guards import leaks_example
+
+    assert leaks_example(sentence, _examples(), " ".join(BCOS) + " B-cosification", question) is leaks
+
+
+def test_example_leak_guard_drops_the_copied_sentence_and_records_it():
+    from ragqa.guards import EXAMPLE_LEAK, ModelProfile
+
+    sources = [_source(1, "B-cosification", BCOS)]
+    draft = "B-cosification 是一种将预训练模型转换为可解释模型的方法 [1]。在精度不变的情况下，它把内存减半 [1]。"
+    for profile in (PROFILES["small"], PROFILES["strong"]):
+        fired = []
+        text, cited, _, dropped = resolve_citations(draft, sources, profile, fired, "B-cosification 是怎么做的？", _examples())
+        assert "减半" not in text and "可解释模型" in text and cited == [1] and EXAMPLE_LEAK in fired
+        assert dropped == ["在精度不变的情况下，它把内存减半 [1]。"]
+    off = ModelProfile("off", frozenset())
+    text, _, _, _ = resolve_citations(draft, sources, off, [], "B-cosification 是怎么做的？", _examples())
+    assert "减半" in text
+
+
+def test_repeat_guard_drops_a_restated_sentence_only():
+    from ragqa.guards import REPEAT, ModelProfile
+
+    sources = [_source(1, "B-cosification", BCOS)]
+    draft = ("B-cosification 是一种将预训练模型转换为可解释模型的方法 [1]。它不需要从头训练 [1]。"
+             "具体来说，B-cosification 是一种将预训练模型转换为可解释模型的方法 [1]。")
+    fired = []
+    text, _, _, dropped = resolve_citations(draft, sources, PROFILES["small"], fired, "B-cosification 是怎么做的？")
+    assert text.count("可解释模型") == 1 and "不需要从头训练" in text and REPEAT in fired and len(dropped) == 1
+    # two different claims about the same paper share words, but neither repeats the other
+    english = ("B-cosification transforms existing pre-trained models to be inherently interpretable [1]. "
+               "B-cosification models are on par with B-cos models trained from scratch in interpretability [1].")
+    fired = []
+    text, _, _, dropped = resolve_citations(english, [_source(1, "B-cosification", BCOS + [
+        "B-cosification models are on par with B-cos models trained from scratch in interpretability."])], PROFILES["small"], fired)
+    assert not dropped and REPEAT not in fired
+    text, _, _, _ = resolve_citations(draft, sources, ModelProfile("off", frozenset()), [], "B-cosification 是怎么做的？")
+    assert text.count("可解释模型") == 2
+
+
+def test_an_answer_without_any_marker_is_checked_against_every_source():
+    fired = []
+    text, cited, _, dropped = resolve_citations(
+        "It augments training images with a single diffusion step. The 2022 World Cup was won by France.", SOURCES,
+        PROFILES["small"], fired)
+    assert cited == [2] and text == "It augments training images with a single diffusion step [2]."
+    assert dropped == ["The 2022 World Cup was won by France."] and CITE_SUPPORTED in fired
