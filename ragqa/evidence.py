@@ -32,11 +32,26 @@ _STOP = {"this", "that", "with", "from", "their", "they", "which", "these", "tho
 OWN_WORK = re.compile(r"\b(?:we|our|this (?:paper|work|study))\b", re.I)
 
 
+# where to get the code or data, not what the paper does ("Our code is available at https://github.com/...")
+AVAILABILITY = re.compile(
+    r"https?://|\bwww\.|github\.com|\b(?:code|codes|codebase|source code|implementation|data|dataset|datasets|software|"
+    r"project page)\b[^.]{0,60}?\b(?:is|are|will be|has been|have been)\s+(?:made\s+)?(?:publicly\s+|freely\s+)?"
+    r"(?:available|released|open[- ]?sourced)\b", re.I)
+
+
+def available_at(sentence: str) -> bool:
+    """Where to get the code or data: an AVAILABILITY statement of at most 20 words besides its links (a longer
+    sentence that mentions a link says something else too)."""
+    return bool(AVAILABILITY.search(sentence)) and len(re.sub(r"\S*(?:https?://|www\.|github\.com)\S*", " ", sentence).split()) <= 20
+
+
 def part_rank(sentences: list[str]) -> list[int]:
     """Per sentence of one abstract: 0 where the authors speak of their work ("we ...", "this paper ..."), 1 the
-    rest of the paper's own part (after its first such sentence), 2 its background (before it)."""
+    rest of the paper's own part (after its first such sentence), 2 its background (before it), 3 where to get its
+    code or data (available_at), which says nothing of what the paper does."""
     start = next((i for i, x in enumerate(sentences) if OWN_WORK.search(x)), 0)
-    return [0 if OWN_WORK.search(x) else 1 if i >= start else 2 for i, x in enumerate(sentences)]
+    return [3 if available_at(x) else 0 if OWN_WORK.search(x) else 1 if i >= start else 2
+            for i, x in enumerate(sentences)]
 
 
 def own_part_first(order: list[int], sentences: list[str]) -> list[int]:
@@ -47,7 +62,9 @@ def own_part_first(order: list[int], sentences: list[str]) -> list[int]:
 
 
 def split_sentences(text: str) -> list[str]:
-    parts = re.split(rf"(?<=[.!?]){_AFTER_STOP}\s+(?=[A-Z0-9(\"'])", text.strip())
+    """Sentences of an abstract; also where a listing lost the space after a full stop ("... samples.The code is"),
+    which glued ~800 pairs of sentences in the ICLR and ICML 2024 abstracts."""
+    parts = re.split(rf"(?<=[.!?]){_AFTER_STOP}\s+(?=[A-Z0-9(\"'])|(?<=[a-z]{{2}}[.!?])(?=[A-Z][a-z]+\b)", text.strip())
     return [p.strip() for p in parts if len(p.strip()) > 2]
 
 
@@ -119,6 +136,7 @@ def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings,
         # the sentence that says what the paper contributes comes first, then the closest ones
         intro = next((i for i, sentence in enumerate(sents) if _CONTRIBUTION.search(sentence)), None)
         ranked = np.argsort(-sims).tolist()
+        ranked = [i for i in ranked if not available_at(sents[i])] + [i for i in ranked if available_at(sents[i])]
         order = ([intro] if intro is not None else []) + [i for i in ranked if i != intro]
         keep = sorted(order[: settings.evidence_sentences])
         sources.append(Source(n=n, hit=hit, evidence=tuple(sents[i] for i in keep), closeness=closeness,

@@ -1,6 +1,8 @@
 """Evidence: sentence splitting at abbreviations and fitting sources into the prompt budget."""
 from __future__ import annotations
 
+import pytest
+
 from ragqa.evidence import fit_budget, split_sentences
 from ragqa.prompting import render_sources
 from tests.fakes import fake_sources as _sources
@@ -30,3 +32,35 @@ def test_a_quote_comes_from_the_papers_own_part_before_its_background():
                  "We propose GMV, a training-free valuation method.", "GMV is 10x faster than Shapley sampling."]
     assert own_part_first([0, 3, 1, 2], sentences) == [2, 3, 0, 1]  # the authors' words, the rest of their part, background
     assert own_part_first([1, 0], ["A background sentence.", "No authors speak here."]) == [1, 0]  # no own part: as ranked
+
+
+def test_sentences_glued_by_a_lost_space_are_split():
+    from ragqa.evidence import split_sentences
+
+    assert split_sentences("We study dirty samples.The code is available at https://github.com/a/b. See Fig. 2.") == [
+        "We study dirty samples.", "The code is available at https://github.com/a/b.", "See Fig. 2."]
+    assert split_sentences("Results on github.com/x and e.g. BERT hold.") == ["Results on github.com/x and e.g. BERT hold."]
+
+
+@pytest.mark.parametrize("sentence, available", [
+    ("Our code is available at https://github.com/ubc-tea/GMValuator.", True),
+    ("The code will be released.", True),
+    ("Code: github.com/microsoft/BatchPrompt", True),
+    ("Datasets and code are publicly available.", True),
+    # says what the paper does, and mentions a link in passing
+    ("We develop VFLAIR (available at https://github.com/x/y), an extensible and lightweight framework that supports "
+     "many models, datasets and attacks, and benchmark eleven defenses on it across thirteen tasks.", False),
+    ("We release a dataset of 10k proofs and show that fine-tuning on it doubles accuracy.", False),
+])
+def test_available_at(sentence, available):
+    from ragqa.evidence import available_at
+
+    assert available_at(sentence) is available
+
+
+def test_a_code_link_is_quoted_last():
+    from ragqa.evidence import own_part_first
+
+    sentences = ["LLMs estimate densities in context.", "Our codebase is publicly available at https://github.com/a/b.",
+                 "We find their trajectories follow a low-dimensional path."]
+    assert own_part_first([1, 2, 0], sentences)[-1] == 1
