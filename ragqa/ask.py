@@ -231,7 +231,8 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
     sources = [replace(by_n[n], evidence=(sentence,)) for n, _, sentence in items]
     yield Event("retrieved", result=result, sources=sources)
     text = lead(question, len(items), len(counted) if len(counted) > len(shown) else None, filters,
-                labelled=(result.topic.span, labelled) if result.topic and labelled else None, newest=newest)
+                labelled=(result.topic.span, labelled) if result.topic and labelled else None, newest=newest,
+                weaker=sum(1 for pid in counted if pid in weaker))
     timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("token", delta=text)
     strong = sum(1 for n, _, _ in items if by_n[n].hit.paper_id not in weaker)

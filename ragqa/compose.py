@@ -113,10 +113,11 @@ def no_match_text(rule: str, zh) -> str:
 
 
 def lead(question: str, count: int, total_listed: int | None = None, filters=None, labelled: tuple[str, int] | None = None,
-         newest: bool = False) -> str:
+         newest: bool = False, weaker: int = 0) -> str:
     """The sentence before a list: what was counted and how (a metadata filter, or relevance, plus
     `labelled`: the topic label or keyword the question names and how many papers carry it), and in what order
-    (`newest`: newest first, as "the latest papers on X" asks)."""
+    (`newest`: newest first, as "the latest papers on X" asks). `weaker`: how many of the papers counted are weaker
+    matches (listed last, under weaker_heading): the count of papers that address it leaves them out."""
     zh = CJK.search(question)
     if filters is not None and not filters.active():  # the whole collection
         total = total_listed or count
@@ -133,16 +134,20 @@ def lead(question: str, count: int, total_listed: int | None = None, filters=Non
         shown = f" (showing {count}, newest first)" if total > count else ", newest first"
         return f"{total} indexed {noun} {rule}{shown}:"
     total = total_listed if total_listed and total_listed > count else count
+    weaker = weaker if 0 < weaker < total else 0
+    strong = total - weaker
     if zh:
         tag = f"，其中 {labelled[1]} 篇的主题、关键词或标题含“{labelled[0]}”" if labelled else ""
+        weak = f"，另有 {weaker} 篇较弱的匹配" if weaker else ""
         order = "按年份从新到旧" if newest else "按相关度排序"
-        return f"找到 {total} 篇相关的已索引论文{tag}" + (f"（显示前 {count} 篇）" if total > count else "") + f"（{order}，原文摘录）："
+        return (f"找到 {strong} 篇相关的已索引论文{tag}{weak}" + (f"（显示前 {count} 篇）" if total > count else "")
+                + f"（{order}，原文摘录）：")
     more = f" (showing {count} of {total})" if total > count else ""
-    noun = "paper addresses" if total == 1 else "papers address"
-    tag = (f": the ones the answerability model matches to it, then the {labelled[1]} whose topic, keywords or title "
-           f"include \"{labelled[0]}\"" if labelled else "")
+    noun = "paper addresses" if strong == 1 else "papers address"
+    tag = f" ({labelled[1]} with \"{labelled[0]}\" in their topic, keywords or title)" if labelled else ""
+    weak = f", and {weaker} weaker {'match' if weaker == 1 else 'matches'} may be related" if weaker else ""
     order = "newest first" if newest else "most relevant first"
-    return f"{total} indexed {noun} this{tag}{more}, {order} (quoted from each abstract):"
+    return f"{strong} indexed {noun} this{tag}{weak}{more}, {order} (quoted from each abstract):"
 
 
 def author_text(match, question: str) -> str:

@@ -93,6 +93,12 @@ def test_lead_counts_and_speaks_the_question_language():
     assert lead("Which papers study graphs?", 1).startswith("1 indexed paper ")
     assert "showing 15 of 20" in lead("Which papers?", 15, 20)
     assert lead("哪些论文研究图？", 3).startswith("找到 3 篇")
+    # weaker matches are counted apart from the papers that address it
+    assert lead("Which papers study graph neural networks?", 15, 19, weaker=14).startswith(
+        "5 indexed papers address this, and 14 weaker matches may be related (showing 15 of 19)")
+    assert lead("Which papers?", 2, weaker=1).startswith("1 indexed paper addresses this, and 1 weaker match may be")
+    assert lead("哪些论文研究图？", 6, weaker=4).startswith("找到 2 篇相关的已索引论文，另有 4 篇较弱的匹配")
+    assert lead("Which papers?", 3, weaker=3).startswith("3 indexed papers address this,")  # none stronger: no split
 
 
 def test_best_sentence_prefers_what_the_paper_itself_does():
