@@ -224,7 +224,7 @@ def test_a_list_on_a_topic_label_takes_every_labelled_paper_too(pipeline, llm):
     titled = {p for p, m in metas.items() if "interpretability" in (m.get("title") or "").lower().split()}
     assert labelled and titled - labelled and any("topic label from question: interpretability" in n for n in answer.notes)
     assert labelled | titled <= set(answer.counted)
-    assert f'the {len(labelled | titled)} whose topic, keywords or title include "interpretability"' in answer.text
+    assert f'({len(labelled | titled)} with "interpretability" in their topic, keywords or title)' in answer.text
 
 
 def test_a_parsed_filter_can_be_switched_off(pipeline, llm):
