@@ -127,6 +127,15 @@ _NOT_NAMES = {"LLM", "GNN", "CNN", "RL", "AI", "ML", "NLP", "SAE", "MLP", "ViT",
               "CBM", "XAI"}
 
 
+_COMPOUND = re.compile(r"[A-Z][a-z]+(?:-[A-Z]?[a-z]+)+")
+
+
+def _compound_word(name: str, title: str | None) -> bool:
+    """A hyphenated compound of ordinary words ("a Region-Aware medical MLLM", "Confidence-Aware", "Multi-View"), not
+    a name, unless the title uses it as one ("Tree-Planner: ...", "... of Skip-Tuning in Diffusion Sampling")."""
+    return bool(_COMPOUND.fullmatch(name.rstrip("*"))) and name.lower() not in (title or "").lower()
+
+
 def _is_name(name: str) -> bool:
     """A method name (DRAGON, JKOnet*, OC-Flow), not a plural acronym of a concept (GNNs, LLMs)."""
     core = name.rstrip("*")
@@ -146,8 +155,9 @@ def make_label(text: str, title: str | None = None, max_chars: int = 60) -> str:
             continue
         for pattern in _IN_INTRO:
             for match in pattern.finditer(sentence):
-                if _is_name(match.group(1).strip("-,.")):
-                    return match.group(1).strip("-,.")
+                name = match.group(1).strip("-,.")
+                if _is_name(name) and not _compound_word(name, title):
+                    return name
     if title:
         return _clip(title, max_chars + 20)
     for match in _ANYWHERE.finditer(text):

@@ -45,6 +45,14 @@ def test_make_label(text, label):
     assert make_label(text) == label
 
 
+def test_a_hyphenated_compound_word_is_no_method_name():
+    text = ("We propose a Region-Aware medical MLLM, MedRegA, which is the first bilingual generalist medical AI system.")
+    assert make_label(text, title="Interpretable Bilingual Multimodal LLM for Biomedical Tasks") == "MedRegA"
+    # the title uses it as a name: it is one
+    assert make_label("We propose Tree-Planner, which plans tasks.", title="Tree-Planner: Efficient Task Planning") == "Tree-Planner"
+    assert make_label("We propose OC-Flow, a guidance method.", title="Training Free Guided Flow-Matching") == "OC-Flow"
+
+
 def test_label_prefers_title_and_clips():
     assert make_label("whatever", title="A Title") == "A Title"
     assert len(make_label("word " * 100)) <= 61
