@@ -158,3 +158,19 @@ def test_a_records_field_is_stated_from_the_record_and_a_missing_one_is_said_to_
     assert field_text("When was it published?", "year", [other], {"p2"}) == "**Graph Kernels** — the index holds no year for it [2]."
     assert "的作者是 Ann Basu、Bo Li、Cy Wu [1]" in field_text("Stable Flow 的作者是谁？", "authors", [named], {"p1"})
     assert field_text("它发表在哪个会议？", "venue", [other], set()) == "最接近的已索引论文：**Graph Kernels** — 索引中没有其会议信息 [2]。"
+
+
+def test_abstention_names_the_nearest_papers_by_title_where_known():
+    from ragqa.compose import abstain_text
+    from ragqa.config import Settings
+    from ragqa.retrieve import Hit, SearchResult
+
+    hits = [Hit(paper_id="a", score=1.0, relevance=0.5, text="t",
+                meta={"label": "VQA-Constraints", "title": "Understanding Information Storage in MLLMs", "venue": "NeurIPS 2024"}),
+            Hit(paper_id="b", score=0.9, relevance=0.5, text="t", meta={"label": "Embedders play a central role…", "venue": "NeurIPS 2024"})]
+    from ragqa.retrieve import Filters
+
+    text = abstain_text(SearchResult(question="How do MLLMs store facts?", query="How do MLLMs store facts?", filters=Filters(),
+                                     hits=hits), Settings())
+    assert "Understanding Information Storage in MLLMs (NeurIPS 2024)" in text and "VQA-Constraints" not in text
+    assert "Embedders play a central role… (NeurIPS 2024)" in text
