@@ -67,7 +67,8 @@ END;
 # document frequency of each content term (terms.py) over the papers' title, label and text, kept in step by every
 # write, so a reader looks up the few terms a question has instead of counting terms over every paper at start
 _TERMS = "CREATE TABLE IF NOT EXISTS term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;"
-_TERMS_VERSION = 2  # bump when terms.py changes what a term is: the table is recounted on open (2: hyphenated words' parts)
+_TERMS_VERSION = 3  # bump when terms.py changes what a term is: the table is recounted on open (2: hyphenated words' parts,
+# 3: and their parts joined)
 _COLUMNS = ("paper_id", "label", "title", "venue", "year", "topic", "status", "track", "authors_truncated",
             "source_id", "sources", "extra", "abstract", "text", "n_chunks", "flags")
 _PAGE = 900  # below SQLite's default limit of host parameters

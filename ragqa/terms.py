@@ -42,7 +42,10 @@ _COMPOUND = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
 
 def paper_terms(meta: dict) -> frozenset[str]:
     """A paper's terms: its title, display label and text, as the catalog and a record both hold them; a hyphenated
-    word also gives its parts, so a question's "high norm tokens" finds an abstract's "high-norm tokens"."""
+    word also gives its parts and its parts written as one, so a question's "high norm tokens" finds an abstract's
+    "high-norm tokens", and "multimodal LLMs" a title's "Multi-Modal"."""
     text = f"{meta.get('title') or ''} {meta.get('label') or ''} {meta.get('text') or ''}"
-    parts = " ".join(_COMPOUND.findall(text.lower())).replace("-", " ")
-    return frozenset(terms(text) + terms(parts))
+    compounds = _COMPOUND.findall(text.lower())
+    parts = " ".join(compounds).replace("-", " ")
+    joined = " ".join(c.replace("-", "") for c in compounds)
+    return frozenset(terms(text) + terms(parts) + terms(joined))

@@ -145,6 +145,8 @@ def test_a_papers_hyphenated_words_also_give_their_parts():
     found = paper_terms({"title": "Vision Transformers Need Registers", "text": "Artifacts are high-norm tokens."})
     assert {"high-norm", "high", "norm", "token", "register"} <= found
     assert "high" not in paper_terms({"text": "Artifacts are tokens."})
+    # and written as one: a question's "multimodal" finds a title's "Multi-Modal"
+    assert {"multimodal", "multi-modal"} <= paper_terms({"title": "Information Storage in Multi-Modal Large Language Models"})
 
 
 def test_a_model_profile_can_have_its_own_calibration(settings, tmp_path):
