@@ -49,8 +49,8 @@ def split_answer_sentences(text: str) -> list[str]:
 
 def supporting_source(sentence: str, sources: list[Source], allowed: set[int], min_shared: int = 1) -> int | None:
     """The allowed source (those the answer cites, or every source when it cites none) whose label + evidence
-    contain most of an uncited sentence's content words (at least 60%), or None: then the sentence is unsupported. A sentence that is little more than
-    a paper's name ("Fine-Tuning Enhances Existing.." for a label cut short) claims nothing: None. A Chinese
+    contain most of an uncited sentence's content words (at least 60%), or None: then the sentence is unsupported.
+    A sentence that is little more than a paper's name ("Fine-Tuning Enhances Existing.." for a label cut short) claims nothing: None. A Chinese
     sentence is not compared word by word (as a cited one is not): it gets the one source the answer cites elsewhere,
     or the only source the model was given. `min_shared`: content words the sentence must share with that source."""
     if CJK.search(sentence):
@@ -153,7 +153,8 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
             fired.append(ECHO)
             dropped.append(cleaned)
             continue
-        if examples and profile.on(EXAMPLE_LEAK) and re.search(r"\w", cleaned) and leaks_example(cleaned, examples, given, question):
+        if (examples and profile.on(EXAMPLE_LEAK) and re.search(r"\w", cleaned)
+                and leaks_example(cleaned, examples, given, question)):
             fired.append(EXAMPLE_LEAK)
             dropped.append(cleaned)
             continue

@@ -278,6 +278,7 @@ def abstain_text(result: SearchResult, settings: Settings) -> str:
         text = no_match_text(rule_text(result.filters.active()), zh)
     if near:
         # the title where known (a label may be a method or dataset the abstract names: "VQA-Constraints")
-        names = ", ".join(f"{capped(h.meta.get('title') or h.meta.get('label') or '')} ({h.meta.get('venue') or '?'})" for h in near)
+        names = ", ".join(f"{capped(h.meta.get('title') or h.meta.get('label') or '')} ({h.meta.get('venue') or '?'})"
+                          for h in near)
         text += (f" 最接近的论文：{names}。" if zh else f" Nearest papers, which may not answer it: {names}.")
     return text

@@ -42,7 +42,9 @@ AVAILABILITY = re.compile(
 def available_at(sentence: str) -> bool:
     """Where to get the code or data: an AVAILABILITY statement of at most 20 words besides its links (a longer
     sentence that mentions a link says something else too)."""
-    return bool(AVAILABILITY.search(sentence)) and len(re.sub(r"\S*(?:https?://|www\.|github\.com)\S*", " ", sentence).split()) <= 20
+    if not AVAILABILITY.search(sentence):
+        return False
+    return len(re.sub(r"\S*(?:https?://|www\.|github\.com)\S*", " ", sentence).split()) <= 20
 
 
 def part_rank(sentences: list[str]) -> list[int]:
