@@ -131,7 +131,8 @@ def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, qu
     if not units:
         return False
     leaked = (units & examples.units) - text_units(sources_text)
-    return len(leaked) / len(units) >= LEAK_SHARE
+    # one shared word is no copy: "Yes, X keeps its interpretability ... [1]" for "Does X keep ...?" has only "keeps"
+    return len(leaked) >= 2 and len(leaked) / len(units) >= LEAK_SHARE
 
 
 # a sentence repeats an earlier one when that one holds at least this share of its units: over the 187 distinct later

@@ -229,6 +229,8 @@ BCOS = ["We propose B-cosification, which transforms existing pre-trained models
     ("It halves memory at equal accuracy [1].", "What does B-cosification do?", True),
     # the examples' words are fine where the sources or the question have them
     ("It halves memory at equal accuracy [1].", "Does it halve memory at equal accuracy?", False),
+    # a single word of the examples ("keeps") beyond the question's own is no copy
+    ("Yes, B-cosification keeps its interpretability [1].", "Does B-cosification keep its interpretability?", False),
 ])
 def test_leaks_example(sentence, question, leaks):
     from ragqa.guards import leaks_example
