@@ -50,12 +50,18 @@ def split_answer_sentences(text: str) -> list[str]:
 def supporting_source(sentence: str, sources: list[Source], allowed: set[int], min_shared: int = 1) -> int | None:
     """The allowed source (those the answer cites, or every source when it cites none) whose label + evidence
     contain most of an uncited sentence's content words (at least 60%), or None: then the sentence is unsupported.
-    A sentence that is little more than a paper's name ("Fine-Tuning Enhances Existing.." for a label cut short) claims nothing: None. A Chinese
-    sentence is not compared word by word (as a cited one is not): it gets the one source the answer cites elsewhere,
-    or the only source the model was given. `min_shared`: content words the sentence must share with that source."""
+    A sentence that is little more than a paper's name ("Fine-Tuning Enhances Existing.." for a label cut short)
+    claims nothing: None. A Chinese sentence is not compared word by word (as a cited one is not): it gets the one
+    source the answer cites elsewhere, or the only source the model was given, or among several the one that holds
+    every Latin-letter name it writes. `min_shared`: content words the sentence must share with that source."""
     if CJK.search(sentence):
         only = allowed or ({sources[0].n} if len(sources) == 1 else set())
-        return next(iter(only)) if len(only) == 1 else None
+        if len(only) == 1:
+            return next(iter(only))
+        # among several, the one source holding every name the sentence writes in Latin letters (B-cosification, CLIP)
+        names = {w.lower() for w in _LATIN_NAME.findall(sentence)}
+        holders = [s.n for s in sources if s.n in only and names and all(n in _source_text(s) for n in names)]
+        return holders[0] if len(holders) == 1 else None
     words = content_words(sentence)
     if len(words - content_words(" ".join(s.hit.meta.get("label") or "" for s in sources))) < 2:
         return None
@@ -67,6 +73,14 @@ def supporting_source(sentence: str, sources: list[Source], allowed: set[int], m
         if found / len(words) > score:
             best, score, shared = s.n, found / len(words), found
     return best if score >= 0.6 and shared >= min_shared else None
+
+
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9*+-]*[A-Z0-9*+-][A-Za-z0-9*+-]*|[A-Z][a-z]{2,}")
+
+
+def _source_text(source: Source) -> str:
+    meta = source.hit.meta
+    return f"{meta.get('label') or ''} {meta.get('title') or ''} {' '.join(source.evidence)}".lower()
 
 
 def _supported(sentence: str, cited: list[Source], minimum: float = 0.34) -> bool:

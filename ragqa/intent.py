@@ -34,7 +34,8 @@ _FIELDS = (  # (field of a paper's record, wording that asks for it about a pape
               r"|\b(?:which|what) (?:venue|conference|journal|workshop) (?:is|was) (?:it|this|that|the paper|this paper|that paper) (?:from|in|at)\b"
               r"|\b(?:venue|conference|journal) (?:of|for)\b|发表在哪|发表于哪|在哪个会议|什么会议"),
     ("year", r"\b(?:when|(?:which|what) year)\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|released|come out|came out)\b"
-             r"|\b(?:publication )?year of\b|哪一?年发表|什么时候发表|何时发表"),
+             r"|\b(?:publication )?year of\b|\b(?:which|what) year (?:is|was) (?:it|that|this|the paper|this paper|that paper)\b"
+             r"|哪一?年发表|什么时候发表|何时发表"),
 )
 
 _COUNT = re.compile(

@@ -29,7 +29,8 @@ _CUES = (
 # Cues strong enough to say "no indexed paper by X" when X is no indexed author.
 _STRONG = (
     r"\b(?:papers?|works?|publications?|research|articles?)\s+(?:written\s+)?by\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})",
-    r"\b(?:did|has|have)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+(?:publish|write|author|present)",
+    r"\b(?:did|has|have)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+(?:publish|write|author|present|work(?:ed)?\s+on)",
+    r"\b(?:is|was|are|were)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+working\s+on\b",
     r"(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+et al\b",
 )
 _STATUS = {"oral": r"\borals?\b|口头报告", "spotlight": r"\bspotlights?\b|亮点论文", "poster": r"\bposters?\b|海报"}
@@ -43,7 +44,7 @@ collection index library indexed corpus their his her they them he she et al col
 oral orals spotlight spotlights poster posters track accepted as total please papers' lab group
 venue venues conference conferences year years most more per grow grew growth change changed trend trends over
 time between since prolific top distribution area areas topic topics category categories keyword keywords
-tagged labelled labeled subject
+tagged labelled labeled subject worked working
 """.split())
 
 

@@ -525,7 +525,10 @@ class Searcher:
             asks = (rf"\b{n}(?:\s+[\w-]+)?\s+paper\b", rf"\b{n}\b[^.?]{{0,60}}\b(?:its|their)\s+original\s+paper\b",
                     rf"\b(?:introduc|propos|present|invent)\w*\s+(?:the\s+|an?\s+)?(?:original\s+|first\s+)?{n}(?![\w-])",
                     rf"\boriginal(?:ly)?\s+(?:\w+\s+){{0,3}}{n}(?![\w-])")
-            if re.search(r".[A-Z0-9]", name) and not self.names.mentions(name):
+            # a bare acronym ("smartphone GUI agents", "DPO vs PPO") may name a kind of thing as well as a method: unless
+            # the question asks for its paper (below), the answerability model weighs it as a word no paper has
+            acronym = name.isalpha() and name.isupper()
+            if re.search(r".[A-Z0-9]", name) and not acronym and not self.names.mentions(name):
                 return name, "mentions"
             if any(re.search(a, query, re.I) for a in asks) and not self.names.introduces(name):
                 return name, "introduces"

@@ -280,3 +280,14 @@ def test_an_answer_without_any_marker_is_checked_against_every_source():
         PROFILES["small"], fired)
     assert cited == [2] and text == "It augments training images with a single diffusion step [2]."
     assert dropped == ["The 2022 World Cup was won by France."] and CITE_SUPPORTED in fired
+
+
+def test_a_chinese_sentence_without_markers_among_several_sources_goes_to_the_one_holding_its_names():
+    # labels that are whole titles: the sentence does not name them, so nothing cites them by name (cite_named)
+    sources = [_source(1, "Transforming Deep Neural Networks to be Inherently Interpretable",
+                       BCOS + ["We also B-cosify a pretrained CLIP model."]),
+               _source(2, "A Diffuse-and-Denoise Augmentation", ["DiffAug augments training images with one diffusion step."])]
+    text, cited, _, dropped = resolve_citations(
+        "是的。此外，作者把 B-cosification 用到预训练的 CLIP 模型上。这种方法很有效。", sources, PROFILES["small"], [])
+    assert text == "此外，作者把 B-cosification 用到预训练的 CLIP 模型上 [1]。" and cited == [1]
+    assert dropped == ["是的。", "这种方法很有效。"]  # no name to tell the two sources apart
