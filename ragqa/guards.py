@@ -111,8 +111,9 @@ class WorkedExamples:
 
 
 # a sentence leaks when at least half of its units (beyond the question's and the sources') are the examples' own:
-# on the 414 distinct model sentences of the committed answer reports and two new-user probes, correct sentences
-# reach at most 0.2 and the two copied ones 0.71 and 1.0 (the KV-cache example, in Chinese answers about B-cosification)
+# over the model sentences of the committed answer reports and a new-user probe, correct sentences reach at most 0.14
+# and the two copied ones 0.71 and 1.0 (the KV-cache example, in Chinese answers about B-cosification);
+# python -m evals.experiments.guard_shares evals/reports/answers-*.json evals/reports/newuser-probe-20261204.jsonl
 LEAK_SHARE = 0.5
 
 
@@ -135,8 +136,8 @@ def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, qu
     return len(leaked) >= 2 and len(leaked) / len(units) >= LEAK_SHARE
 
 
-# a sentence repeats an earlier one when that one holds at least this share of its units: over the 187 distinct later
-# sentences of the committed answer reports, new English sentences reach at most 0.71, the two Chinese restatements
+# a sentence repeats an earlier one when that one holds at least this share of its units: over the later sentences of
+# the committed answer reports (same command), new English sentences reach at most 0.71, a Chinese restatement
 # ("论文指出，扩散模型隐式定义了…" said twice) 0.85, and a repeated B-cosification sentence in a new-user probe 0.88
 REPEAT_SHARE = 0.8
 REPEAT_MIN_UNITS = 3  # a share of one or two units says little: "It needs no training [1]." is kept
