@@ -54,6 +54,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def free_port_run(n: int) -> int:
+    """The first of n consecutive free TCP ports, below the kernel's ephemeral range (32768+), so an outgoing
+    connection of another process cannot take one between this check and the server binding it."""
+    import random
+    import socket
+
+    rng = random.Random()
+    for _ in range(200):
+        base = rng.randrange(20000, 32000 - n)
+        try:
+            for port in range(base, base + n):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+    raise RuntimeError(f"no {n} consecutive free ports found")
+
+
 def wait_for_port(port: int, proc, seconds: float = 120) -> bool:
     """True once 127.0.0.1:port accepts connections; False if `proc` exits or time runs out."""
     import socket

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from tests.conftest import free_port
+from tests.conftest import free_port_run
 
 pytestmark = pytest.mark.integration
 
@@ -24,7 +24,8 @@ def test_two_workers_share_one_index_and_all_processes_stop(tmp_path):
     from evals.bench_cluster import run_load
     from ragqa.cluster import start
 
-    ports = [free_port() for _ in range(4)]
+    base = free_port_run(4)  # workers at base and base + 1 (the launcher's layout), then Chroma and the LLM server
+    ports = list(range(base, base + 4))
     cluster = start(tmp_path / "cluster", workers=2, base_port=ports[0], chroma_port=ports[2], llm_port=ports[3],
                     fake_llm=True, log=lambda m: None)
     try:

@@ -110,7 +110,12 @@ def test_count_question_states_the_number_it_lists(real_pipeline):
 
     answer = ask(real_pipeline, "How many papers study sparse autoencoders?")
     assert answer.form == "count" and not answer.abstained
-    assert answer.text.split()[0] == str(len(answer.citations))
+    # the number stated counts the papers listed above the weaker matches; the weaker ones are counted apart
+    strong, _, weaker = answer.text.partition("Weaker matches")
+    assert answer.text.split()[0] == str(sum(line.startswith("- ") for line in strong.splitlines()))
+    n_weaker = sum(line.startswith("- ") for line in weaker.splitlines())
+    assert n_weaker == 0 or " weaker match" in answer.text.splitlines()[0]
+    assert len(answer.citations) == sum(line.startswith("- ") for line in answer.text.splitlines())
 
 
 @pytest.mark.parametrize("question, expect", [
