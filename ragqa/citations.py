@@ -138,9 +138,8 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
     valid = set(by_n)
     kept, cited, invalid, dropped = [], [], [], []
     pending: list[tuple[int, str]] = []  # (position in kept, uncited sentence)
-    given = " ".join(" ".join(s.evidence) + " " + (s.hit.meta.get("label") or "") + " " + (s.hit.meta.get("title") or "")
-                     for s in sources)
-    said: list[set[str]] = []  # the units of each sentence let through so far
+    given = " ".join(_source_text(s) for s in sources)
+    said: list[frozenset[str]] = []  # the units of each sentence let through so far
     for sentence in split_answer_sentences(text):
         if profile.on(CITE_NAMED):
             named = cite_named(sentence, sources)

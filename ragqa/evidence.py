@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -77,12 +78,14 @@ def content_words(text: str) -> set[str]:
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 
 
-def text_units(text: str) -> set[str]:
-    """Content words, and the character pairs of Chinese runs: units of meaning comparable in either language."""
+@lru_cache(maxsize=256)
+def text_units(text: str) -> frozenset[str]:
+    """Content words, and the character pairs of Chinese runs: units of meaning comparable in either language.
+    Cached: the guards ask for the same sources' and question's units once per sentence of an answer."""
     units = content_words(_CJK_RUN.sub(" ", text))
     for run in _CJK_RUN.findall(text):
         units |= {run[i:i + 2] for i in range(len(run) - 1)}
-    return units
+    return frozenset(units)
 
 
 class SentenceCache:
@@ -137,8 +140,8 @@ def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings,
             sims = sims + np.array([0.3 * len(words & content_words(x)) / len(words) for x in sents])
         # the sentence that says what the paper contributes comes first, then the closest ones
         intro = next((i for i, sentence in enumerate(sents) if _CONTRIBUTION.search(sentence)), None)
-        ranked = np.argsort(-sims).tolist()
-        ranked = [i for i in ranked if not available_at(sents[i])] + [i for i in ranked if available_at(sents[i])]
+        late = {i for i, sentence in enumerate(sents) if available_at(sentence)}
+        ranked = sorted(np.argsort(-sims).tolist(), key=lambda i: i in late)  # stable: code links last
         order = ([intro] if intro is not None else []) + [i for i in ranked if i != intro]
         keep = sorted(order[: settings.evidence_sentences])
         sources.append(Source(n=n, hit=hit, evidence=tuple(sents[i] for i in keep), closeness=closeness,

@@ -89,6 +89,9 @@ def third_person(sentence: str) -> str | None:
     return out if out != sentence else None
 
 
+_MARKERS = re.compile(r"\[[\d,;\s–-]+\]")  # citation markers, "[1]", "[2, 3]"
+
+
 def echoes(sentence: str, question: str) -> bool:
     """True when an English sentence says nothing the question did not: every content word it has is a word of
     the question ("Yes, X does Y [1]." for "Does X do Y?"; a paper's name is a word of its own, the answer to "which
@@ -99,7 +102,7 @@ def echoes(sentence: str, question: str) -> bool:
 
     if not question or CJK.search(sentence) or CJK.search(question):
         return False
-    return content_words(re.sub(r"\[[\d,;\s–-]+\]", " ", sentence)) <= content_words(question)
+    return content_words(_MARKERS.sub(" ", sentence)) <= content_words(question)
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, qu
     (a Chinese sentence's character pairs cannot be in an English abstract, so they count unless the question has them)."""
     from .evidence import text_units
 
-    plain = re.sub(r"\[[\d,;\s–-]+\]", " ", sentence)
+    plain = _MARKERS.sub(" ", sentence)
     for name in examples.names:
         pattern = r"(?<![\w-])" + re.escape(name) + r"(?![\w-])"
         if re.search(pattern, plain, re.I) and not re.search(pattern, sources_text, re.I):
@@ -143,6 +146,6 @@ REPEAT_SHARE = 0.8
 REPEAT_MIN_UNITS = 3  # a share of one or two units says little: "It needs no training [1]." is kept
 
 
-def repeats(units: set[str], earlier: list[set[str]]) -> bool:
+def repeats(units: frozenset[str], earlier: list[frozenset[str]]) -> bool:
     """True when one earlier sentence of the answer already holds REPEAT_SHARE of these units (text_units)."""
     return len(units) >= REPEAT_MIN_UNITS and any(len(units & e) / len(units) >= REPEAT_SHARE for e in earlier)
