@@ -247,7 +247,9 @@ class Judgement:
     def explain(self, n: int) -> list[str]:
         """The papers an explain answer is written from: the best, then up to n - 1 more that each clear the
         answer point. On SciFact's human-labelled claims in the calibration run, a second paper between the list and
-        answer points answered 3 of 88 claims, one above the answer point 42 of 230 (README)."""
+        answer points answered 3 of 88 claims, one above the answer point 42 of 230 (README). Papers the question names come alone."""
+        if self.named:  # the question names its papers ("Vision Transformers Need Registers 这篇论文…"): those answer it
+            return list(self.named[:n])
         first = self.top(n)
         return first[:1] + [pid for pid in first[1:] if pid in self.answering]
 

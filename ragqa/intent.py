@@ -30,16 +30,18 @@ _FIELDS = (  # (field of a paper's record, wording that asks for it about a pape
                 r"|\bwho (?:are|is|were|was) (?:the |its |their )?(?:authors?|first author|last author)\b"
                 r"|\b(?:list|name|give|tell)\b.{0,20}\bauthors\b(?! (?:who|that|from|at|in|on))"
                 r"|\bauthors? (?:of|behind)\b|\b(?:written|authored) by whom\b|作者是谁|谁写的|作者有哪些|是谁提出的|由谁"),
-    ("venue", r"\b(?:where|(?:which|what) (?:venue|conference|journal|workshop))\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|accepted)\b"
+    # "where was/did …" asks where a paper appeared; "where does the double descent peak appear" asks about its content
+    ("venue", r"\b(?:where (?:was|were|is|are|did|has|have|had)|(?:which|what) (?:venue|conference|journal|workshop))\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|accepted)\b"
               r"|\b(?:which|what) (?:venue|conference|journal|workshop) (?:is|was) (?:it|this|that|the paper|this paper|that paper) (?:from|in|at)\b"
               r"|\b(?:venue|conference|journal) (?:of|for)\b|发表在哪|发表于哪|在哪个会议|什么会议"),
-    ("year", r"\b(?:when|(?:which|what) year)\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|released|come out|came out)\b"
+    ("year", r"\b(?:when (?:was|were|is|are|did|has|have|had)|(?:which|what) year)\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|released|come out|came out)\b"
              r"|\b(?:publication )?year of\b|\b(?:which|what) year (?:is|was) (?:it|that|this|the paper|this paper|that paper)\b"
              r"|哪一?年发表|什么时候发表|何时发表"),
 )
 
-_COUNT = re.compile(
-    r"\bhow many\b|\bnumber of (?:papers|works|studies)\b|\bcount (?:the )?(?:papers|works)\b|多少篇|几篇|多少(?:个|项)?(?:研究|论文|工作)",
+_COUNT = re.compile(  # "how many papers / orals …", "how many are indexed"; not "how many label errors did they find"
+    r"\bhow many\b(?=(?:\s+[\w-]+){0,4}?\s+(?:papers|works|studies|articles|publications|orals|spotlights|posters|ones|entries)\b)"
+    r"|\bhow many\b(?=.{0,60}\b(?:indexed|in (?:the|this|your|my) (?:collection|library|index|corpus))\b)|\bnumber of (?:papers|works|studies)\b|\bcount (?:the )?(?:papers|works)\b|多少篇|几篇|多少(?:个|项)?(?:研究|论文|工作)",
     re.I)
 _WORK_ZH = r"(?:论文|文章|研究|工作|方法|文献|成果|篇)"  # paper, article, study, work, method, literature, result
 # plural asks for papers, or existence of work on a topic (not "is there a paper that ...", which wants one)
@@ -49,7 +51,12 @@ _LIST = re.compile(
     r"(?!(?:\w+\s+){0,3}?(?:paper|work|one|article)\s)(?:\w+\s+){0,3}?"
     r"(?:papers|works|studies|articles|publications|approaches|methods|orals|spotlights|posters)\b"
     r"|\b(?:is|are) there (?:any )?(?:\w+\s+)?(?:work|works|research|papers|studies|literature)\b"
-    r"|\b(?:papers|works|studies|research) (?:on|about|that|which|in|by|from|studying|proposing|addressing)\b"
+    r"|\b(?:papers|works|studies|research) (?:on|about|that|which|in|by|from|studying|proposing|addressing|mentioning|using)\b"
+    # a topic followed by the body of work asked for ("disentangled representation learning papers", "feature selection
+    # methods?"), or "anything on X"
+    r"|^(?!\s*(?:how|what|why|when|where|whats|does|do|did|is|are|can|could|would|should|will|was|were|has|have)\b)"
+    r".*\b(?:papers|works|studies|articles|publications|methods|approaches|techniques)\s*(?:\([^)]*\))?\s*[?.!]*\s*$"
+    r"|^\s*(?:is there\s+)?anything (?:on|about|regarding|related to|new on|new about)\b"
     # a search-style phrase that opens with a body of work ("work on X", "methods for X", "theoretical work showing X")
     r"|^\s*(?:[\w-]+\s+){0,2}?(?:papers|works?|studies|research|literature|methods|approaches|techniques)\s+"
     r"(?:on|about|for|of|in|into|that|which|where|to|\w+ing)\b"

@@ -45,6 +45,8 @@ oral orals spotlight spotlights poster posters track accepted as total please pa
 venue venues conference conferences year years most more per grow grew growth change changed trend trends over
 time between since prolific top distribution area areas topic topics category categories keyword keywords
 tagged labelled labeled subject worked working
+anything something everything got get gets looking look searching search want wants need needs interested
+i i'm im my we our us you your some other else also too just only see know
 """.split())
 
 
@@ -99,6 +101,19 @@ class AuthorIndex:
         if self._vocabulary is None:
             self._vocabulary = {w for m in self._texts.values() for w in re.findall(r"[a-z]+", (m.get("text") or "").lower())}
         return self._vocabulary
+
+    def full_names(self, question: str) -> list[str]:
+        """Every indexed author's full name the question writes ("work by Hidenori Tanaka and Ekdeep Singh Lubana"),
+        as spans of the question, for telling a request about people from one about a subject."""
+        words = [re.sub(r"['’]s$", "", w) for w in re.findall(r"[^\W\d_][\w'’.-]*", question)]
+        any_case = question == question.lower()
+        found = []
+        for n in (4, 3, 2):
+            for i in range(len(words) - n + 1):
+                span = " ".join(words[i:i + n]).rstrip(".'’")
+                if fold(span) in self.full and (any_case or all(w[0].isupper() for w in words[i:i + n])):
+                    found.append(span)
+        return found
 
     def find(self, question: str) -> AuthorMatch | None:
         """The author the question names, an ambiguous surname, or a strongly cued unknown name."""

@@ -16,9 +16,19 @@ _SEPARATOR = r"[\s_.\-]?"  # between a name's pieces in an abstract: GPT-4, GPT 
 _SCAN = 200  # papers whose abstract is read for an "introduces" sentence: the first this many that contain the name
 
 
+_GREEK = dict(zip("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon "
+                  "phi chi psi omega".split(), "αβγδεζηθικλμνξοπρστυφχψω"))
+_SPELLED_GREEK = re.compile(rf"(?<=-)({'|'.join(sorted(_GREEK, key=len, reverse=True))})(?![a-z])", re.I)
+
+
+def greek(name: str) -> str:
+    """A Greek letter spelled out after a hyphen written as the letter: CRATE-alpha -> CRATE-α, as papers write it."""
+    return _SPELLED_GREEK.sub(lambda m: _GREEK[m[1].lower()], name)
+
+
 def parts(name: str) -> list[str]:
-    """GPT-4 -> [gpt, 4]; SVD-style -> [svd]: the pieces a name is matched by."""
-    return re.findall(r"[a-z]+|\d+", _SUFFIX.sub("", name).lower())
+    """GPT-4 -> [gpt, 4]; SVD-style -> [svd]; CRATE-alpha -> [crate, α]: the pieces a name is matched by."""
+    return re.findall(r"[a-zα-ω]+|\d+", greek(_SUFFIX.sub("", name)).lower())
 
 
 def _spellings(pieces: list[str], plural: bool = True) -> list[str]:

@@ -76,4 +76,18 @@ def translate_question(llm, question: str, settings: Settings) -> str:
     english = _first_line(llm.complete(prompt, max_tokens=80).text)
     if not english or CJK.search(english):
         return question
-    return english
+    return keep_latin(question, english)
+
+
+# a run of Latin-script words in a Chinese question: a title, a name, a term ("Vision Transformers Need Registers 这篇论文")
+_LATIN_RUN = re.compile(r"[A-Za-z][\w*+.'’α-ωΑ-Ω-]*(?:[ :,&/-]+[A-Za-z0-9][\w*+.'’α-ωΑ-Ω-]*)*")
+
+
+def keep_latin(question: str, english: str) -> str:
+    """The translation with every Latin-script run of the question it dropped put back in front, as written: the
+    small model translates "Vision Transformers Need Registers 这篇论文发现了什么问题？" as "What problem does this paper
+    address?", and the paper's own title is what retrieval and the name checks need."""
+    lowered = english.lower()
+    lost = [run for run in dict.fromkeys(m[0].strip(" :,&/-") for m in _LATIN_RUN.finditer(question))
+            if run and run.lower() not in lowered]
+    return f"{'; '.join(lost)}: {english}" if lost else english

@@ -55,6 +55,8 @@ def test_a_paper_the_question_names_makes_it_answerable_and_leads_the_list():
     alone = judge(cal, [rows[1]])
     assert alone.answerable and alone.best < cal.answer_threshold and alone.top(1) == ["b"]
     assert not judge(cal, [_row("b", 0.1, coverage=0, rarest=0, gap=0.7)]).answerable
+    # an explain answer is written from the named paper alone, even when another paper would answer on its own
+    assert named.answering[0] == "b" and "a" in named.answering and named.explain(2) == ["b"]
 
 
 def test_calibration_round_trips_and_rejects_other_features(tmp_path):

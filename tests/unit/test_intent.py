@@ -42,6 +42,13 @@ from ragqa.intent import COUNT, EXPLAIN, LIST, classify
     ("Which paper studies earthquake prediction with neural networks?", EXPLAIN),
     ("Which ICML 2024 paper studies robustness?", EXPLAIN),
     ("Which studies examine label noise?", LIST),
+    # the body of work after the topic, or "anything on X"; counting needs something countable
+    ("disentangled representation learning papers", LIST), ("feature selection methods?", LIST),
+    ("medical imaging papers (x-rays, pathology slides)?", LIST), ("anything about grokking?", LIST),
+    ("how much do prospector heads improve localization over other attribution methods?", EXPLAIN),
+    ("How many label errors did they find in the safety datasets?", EXPLAIN),
+    ("Roughly how many questions does it contain?", EXPLAIN),
+    ("How many orals are there from ICLR 2024?", COUNT), ("how many are indexed from NeurIPS 2024?", COUNT),
 ])
 def test_form_of_question(question, form):
     assert classify(question) == form
@@ -57,6 +64,7 @@ def test_form_of_question(question, form):
     ("Who works on sparse autoencoders?", None), ("Where is the information stored?", None),
     ("Who has the most papers on graphs?", None), ("What did the authors find about registers?", None),
     ("When does the sampler fail?", None), ("Which venue has the most orals?", None),
+    ("where does the double descent peak appear for regularized LSTD?", None), ("When do the artifacts appear?", None),
 ])
 def test_a_question_about_a_papers_record(question, field):
     from ragqa.intent import GROUP, asks_field

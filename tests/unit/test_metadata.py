@@ -30,6 +30,8 @@ PAPERS = {"a": {"authors": "Yoshua Bengio; Ann Lee", "text": "We train with Adam
     ("Bengio 等人关于因果推断的论文", "Yoshua Bengio", 0, True),
     ("papers by Chen", None, 2, False),
     ("Chen et al. on graph neural networks", None, 2, True),
+    ("Anything from Yoshua Bengio?", "Yoshua Bengio", 0, False),  # request wording names no subject
+    ("I'm looking for work by Yoshua Bengio", "Yoshua Bengio", 0, False),
 ])
 def test_author_named_in_a_question(question, name, candidates, topical):
     match = AuthorIndex(PAPERS).find(question)
@@ -260,3 +262,25 @@ def test_a_metadata_group_counts_what_the_records_say_and_cites_each_groups_newe
         line = next(line for line in answer.text.splitlines() if line.startswith(f"- {row['group']}: {row['count']} "))
         assert re.findall(r"\[(\d+)\]", line) == [str(number[pid]) for pid in firsts]
     assert len(answer.citations) == len(number) == sum(min(len(ids), CITED_PER_GROUP) for ids in gold.values())
+
+
+def test_every_indexed_author_a_question_writes_is_a_person_not_a_subject():
+    index = AuthorIndex(PAPERS)
+    question = "I'm looking for work by Yoshua Bengio and Ann Lee"
+    assert index.find(question).name == "Yoshua Bengio"
+    assert index.full_names(question) == ["Yoshua Bengio", "Ann Lee"]
+    assert names_a_topic(question, ["Yoshua Bengio"]) and not names_a_topic(question, index.full_names(question))
+
+
+def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(indexed):
+    """The bundled offline-RL abstract cites "Foster et al."; no indexed author is called Foster."""
+    from ragqa.retrieve import search
+
+    cited = search(indexed.searcher, "Do full trajectories get around the Foster et al. impossibility result in offline RL?",
+                   translate=False)
+    assert cited.author is None and any("Foster et al." in n for n in cited.notes)
+    for asked in ("papers by Foster et al.", "What did Foster publish?"):  # a request for the person's papers
+        result = search(indexed.searcher, asked, translate=False)
+        assert result.author is not None and result.author.unknown, asked
+    never_cited = search(indexed.searcher, "Does the Zyxwv et al. bound hold for offline RL?", translate=False)
+    assert never_cited.author is not None and never_cited.author.unknown

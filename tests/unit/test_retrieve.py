@@ -173,3 +173,24 @@ def test_a_filtered_dense_search_filtering_itself_finds_what_chromas_where_finds
     where = found(0)
     assert where and found(10**6) == where  # every chunk fetched: exact by construction
     assert found(10**6, candidates=3) == found(0, candidates=3)  # a fetch of a few chunks, kept or refused
+
+
+def test_a_title_written_out_names_its_paper(indexed):
+    from ragqa.retrieve import search
+
+    result = search(indexed.searcher, "What problem does Vision Transformers Need Registers find, and how is it fixed?",
+                    translate=False)
+    assert result.hits[0].meta["title"] == "Vision Transformers Need Registers" and result.hits[0].relevance == 1.0
+    partial = search(indexed.searcher, "Do vision transformers need extra tokens?", translate=False)
+    assert not any(h.relevance == 1.0 for h in partial.hits)  # a few of its words name no paper
+
+
+def test_a_greek_letter_spelled_out_names_the_paper_that_writes_the_letter(indexed):
+    from ragqa.names import parts
+    from ragqa.retrieve import name_key
+
+    assert parts("CRATE-alpha") == parts("CRATE-α") == ["crate", "α"] and name_key("CRATE-Alpha") == name_key("CRATE-α")
+    assert parts("Meta-learning") == ["meta", "learning"]  # only a whole letter name after a hyphen
+    result = indexed.search("What ImageNet accuracy does CRATE-alpha reach?", k=3, translate=False)
+    assert result.missing_name is None
+    assert result.hits[0].meta["label"] == "CRATE-α" and result.hits[0].relevance == 1.0
