@@ -25,6 +25,7 @@ from .index import PaperIndex, PaperRecords
 from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
 from . import snapshot
 from .rewrite import both_turns
+from .spelling import correct, corrections, english_words
 from .terms import terms
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -713,6 +714,10 @@ def search(
     if topic_words != query:
         query = topic_words
         notes.append(f"searched without its recency words: {query}")
+    fixes = corrections(query, searcher.index.catalog.term_frequencies, english_words())
+    if fixes:  # "concept bottlenck models": a word no paper has, one slip from one that several have
+        query = correct(query, fixes)
+        notes.append("spelling: " + ", ".join(f"{typed} -> {meant}" for typed, meant in fixes.items()))
     retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k, own_words=question if query != question else "")
     records = searcher.paper_meta()
     hits = [
