@@ -94,7 +94,7 @@ def _record_line(citation) -> str:
 
 def citations_supported(answer) -> bool | None:
     """Every cited sentence is supported by what it cites (citations._supported, the same word-overlap measure the
-    answerer uses, here against the whole abstract and the record's title, authors, venue and year): a check that can
+    answerer uses, the question's own words not counting as support, here against the whole abstract and the record's title, authors, venue and year): a check that can
     fail. None when the answer cites nothing."""
     from ragqa.answer import Source
     from ragqa.citations import _MARKER, _supported, parse_markers, split_answer_sentences
@@ -108,7 +108,8 @@ def citations_supported(answer) -> bool | None:
             continue
         cited = [Source(n=n, hit=Hit(paper_id=by_n[n].paper_id, score=0.0, relevance=None, text="", meta={"label": by_n[n].label}),
                         evidence=(by_n[n].abstract, _record_line(by_n[n]))) for n in numbers if n in by_n]
-        if len(cited) < len(set(numbers)) or not _supported(_MARKER.sub(" ", sentence), cited):
+        if len(cited) < len(set(numbers)) or not _supported(_MARKER.sub(" ", sentence), cited,
+                                                             question=getattr(answer, "question", "")):
             return False
     return True
 

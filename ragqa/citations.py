@@ -5,6 +5,7 @@ a model profile turns on (guards.py) are applied here; answer text written in co
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .answer import Citation, Source
 from .clean import CJK
@@ -83,17 +84,33 @@ def _source_text(source: Source) -> str:
     return f"{meta.get('label') or ''} {meta.get('title') or ''} {' '.join(source.evidence)}".lower()
 
 
-def _supported(sentence: str, cited: list[Source], minimum: float = 0.34) -> bool:
-    """A cited sentence must share at least a third of its content words with what it cites
-    (label + evidence), however short it is ("The 2022 World Cup was won by France [1]." shares none). Checks English only: a Chinese sentence is not compared word by word."""
+def _supported(sentence: str, cited: list[Source], minimum: float = 0.34, question: str = "") -> bool:
+    """A cited sentence must share at least a third of its content words (stemmed: finding = find) with what it cites
+    (label + evidence), however short it is ("The 2022 World Cup was won by France [1]." shares none). Words it takes
+    from the `question` are no evidence: what it adds must be in the sources ("Yes, the vector field must be
+    conservative [1]." for "Does it need to be conservative?" adds only "must"; "… is derived in the paper [1]."
+    only "derived"). A sentence of the question's words alone is the echo guard's to judge. Checks English only: a
+    Chinese sentence is not compared word by word."""
     if CJK.search(sentence):
         return True
-    words = content_words(_MARKER.sub(" ", sentence))
+    words = stems(content_words(_MARKER.sub(" ", sentence)))
     if not words:  # "Yes [1]."
         return True
+    words = (words - stems(content_words(question))) or words
     names = " ".join(s.hit.meta.get("label") or "" for s in cited if " " not in (s.hit.meta.get("label") or ""))
-    found = content_words(" ".join(" ".join(s.evidence) for s in cited) + " " + names)  # a clause label is no evidence
+    found = stems(content_words(" ".join(" ".join(s.evidence) for s in cited) + " " + names))  # a clause label is no evidence
     return len(words & found) / len(words) >= minimum
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer  # PyStemmer, as BM25 stems (lexical.py)
+
+    return Stemmer.Stemmer("english")
+
+
+def stems(words: set[str]) -> set[str]:
+    return set(_stemmer().stemWords(list(words)))
 
 
 def _shown_name(meta: dict) -> str | None:
@@ -176,7 +193,7 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
             fired.append(REPEAT)
             dropped.append(cleaned)
             continue
-        if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here]):
+        if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here], question=question):
             dropped.append(cleaned)  # cites a source that does not contain what it claims
             continue
         if numbers_here:

@@ -130,3 +130,24 @@ def test_a_translated_follow_up_is_not_a_rewrite_from_the_conversation(indexed):
     rewritten = search(indexed.searcher, "它们用了哪些数据？", history=history, rewrite=lambda q, h: "B-cos 网络用了哪些数据？",
                        translate=lambda q: "What data did B-cos networks use?")
     assert rewritten.from_history
+
+
+def test_the_questions_own_words_are_no_evidence_for_a_cited_sentence():
+    from ragqa.guards import PROFILES
+
+    def source(evidence):
+        return Source(1, Hit(paper_id="p", score=0.0, relevance=None, text="", meta={"label": "Gauge"}), (evidence,))
+    sources = [source("We show that conservativity is neither necessary nor sufficient for exact sampling of the learned field.")]
+    question = "Does the learned vector field of a diffusion model have to be conservative to get exact sampling?"
+    wrong = "Yes, the learned vector field of a diffusion model must be conservative to get exact sampling [1]."
+    right = "Conservativity is neither necessary nor sufficient for exact sampling of the learned field [1]."
+    strong = PROFILES["strong"]  # no guard between the sentence and the support check
+    answer, cited, _, dropped = resolve_citations(f"{wrong} {right}", sources, strong, question=question)
+    assert answer == right and dropped == [wrong] and cited == [1]
+    # without the question, its words in the sentence counted as support: the same sentence passed
+    kept, _, _, _ = resolve_citations(wrong, sources, strong)
+    assert kept == wrong
+    # stemmed: "finding" in the answer is the evidence's "find"
+    found = [source("We find error slices and repair the model.")]
+    assert resolve_citations("It works by finding error slices and repairing the model [1].", found, strong,
+                             question="How does HiBug2 work?")[0].startswith("It works")
