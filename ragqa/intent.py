@@ -107,12 +107,20 @@ def without_recency(query: str) -> str:
     return out[:1].upper() + out[1:] if out and query[:1].isupper() else out or query
 
 
+# a question word, a request verb or a question mark: what a search-box phrase ("sparse autoencoders", "reinforcement
+# learning theory") does not have
+_ASKS = re.compile(r"\b(?:how|what|whats|why|when|where|which|who|whom|whose|does|do|did|is|are|can|could|would|should|"
+                   r"will|was|were|has|have|explain|describe|tell|show|list|give|compare|summari[sz]e|find)\b|[?？\u3400-\u9fff]",
+                   re.I)
+
+
 def classify(question: str) -> str:
-    """-> "group", "count", "list" or "explain"."""
+    """-> "group", "count", "list" or "explain". A phrase of two to six words that asks nothing (a search-box query:
+    "concept bottleneck models") is a list: what the collection has on it."""
     if group_key(question):
         return GROUP
     if _COUNT.search(question):
         return COUNT
-    if _LIST.search(question):
+    if _LIST.search(question) or (2 <= len(question.split()) <= 6 and not _ASKS.search(question)):
         return LIST
     return EXPLAIN

@@ -49,6 +49,9 @@ from ragqa.intent import COUNT, EXPLAIN, LIST, classify
     ("How many label errors did they find in the safety datasets?", EXPLAIN),
     ("Roughly how many questions does it contain?", EXPLAIN),
     ("How many orals are there from ICLR 2024?", COUNT), ("how many are indexed from NeurIPS 2024?", COUNT),
+    # a search-box phrase asks what the collection has on it; a bare name or a sentence does not
+    ("concept bottleneck models", LIST), ("reinforcement learning theory", LIST), ("DiffAug", EXPLAIN),
+    ("data shapley for valuing individual training points of a classifier", EXPLAIN),
 ])
 def test_form_of_question(question, form):
     assert classify(question) == form
