@@ -96,7 +96,7 @@ def _supported(sentence: str, cited: list[Source], minimum: float = 0.34, questi
     words = stems(content_words(_MARKER.sub(" ", sentence)))
     if not words:  # "Yes [1]."
         return True
-    words = (words - stems(content_words(question))) or words
+    words = (words - stems(set(re.findall(r"[a-z0-9][\w'-]*", question.lower())))) or words  # any length: get = gets
     names = " ".join(s.hit.meta.get("label") or "" for s in cited if " " not in (s.hit.meta.get("label") or ""))
     found = stems(content_words(" ".join(" ".join(s.evidence) for s in cited) + " " + names))  # a clause label is no evidence
     return len(words & found) / len(words) >= minimum
