@@ -24,6 +24,7 @@ from .intent import without_recency
 from .index import PaperIndex, PaperRecords
 from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
 from . import snapshot
+from .names import greek
 from .rewrite import both_turns
 from .spelling import correct, corrections, english_words
 from .terms import terms
@@ -131,8 +132,6 @@ def name_key(text: str, cased: bool = False) -> str:
     """How a method name is matched however it is typed: Unicode-folded (G²N² -> G2N2), markup and brackets
     dropped (G$^2$N$^2$, G^2N^2 -> g2n2; SF(DA)$^2$ -> sfda2), lower-cased unless `cased`; letters, digits, -, *, +
     and Greek kept (LoRA+ is not LoRA)."""
-    from .names import greek
-
     folded = unicodedata.normalize("NFKC", greek(text))
     return re.sub(r"[^\w\-*+α-ωΑ-Ω]|_", "", folded if cased else folded.lower())
 

