@@ -24,6 +24,7 @@ import numpy as np
 from ragqa.clean import method_name
 from ragqa.answerability import FEATURES, KNOWN, MEASURED, Calibration, candidates_for, judge, with_context
 from ragqa.retrieve import search
+from ragqa.terms import terms
 
 TEMPLATES = {
     "topic-list": ["Which papers study {t}?", "Is there work on {t}?", "Are there papers about {t}?", "What does the collection have on {t}?"],
@@ -159,6 +160,9 @@ def _model_x(rows: list[dict]) -> None:
     columns are derived from a question's candidates, as at answer time)."""
     for r in rows:
         if r.get("features", MEASURED) != FEATURES:
+            if r["x"] and len(r["x"][0]) < len(MEASURED):  # saved before qlen was measured: it is the question's, as at answer time
+                qlen = float(len(set(terms(r["question"]))))
+                r["x"] = [v + [qlen] for v in r["x"]]
             cols = {f: [v[MEASURED.index(f)] for v in r["x"]] for f in MEASURED}
             cols.update(with_context(cols))
             r["x"] = [[cols[f][i] for f in FEATURES] for i in range(len(r["x"]))]
@@ -167,7 +171,7 @@ def _model_x(rows: list[dict]) -> None:
 
 # the direction each feature may move P: closer, better covered, named -> up; further from the best -> down
 # leading the other candidates by more -> up
-MONOTONE = {"cosine": 1, "closeness": 1, "coverage": 1, "gap": -1, "named": 1,
+MONOTONE = {"cosine": 1, "closeness": 1, "coverage": 1, "gap": -1, "named": 1, "qlen": 0,
             "lead": 1, "lead_closeness": 1, "lead_coverage": 1, "spread": 1}
 
 

@@ -1,9 +1,9 @@
 """One answerability decision: each candidate paper gets P(it answers the question) from measured
 features, combined by a model fitted by `ragqa eval calibrate` (evals/calibrate.py): gradient-boosted trees,
-monotone in each feature, by default; a logistic model where a calibration file holds one.
+monotone in each feature that has a direction (not the question's length), by default; a logistic model where a calibration file holds one.
 
 Features are signals, not rules: dense cosine, best-sentence closeness, how much of the question's
-IDF-weighted vocabulary the paper's title and abstract contain, the cosine gap to the best paper, and
+IDF-weighted vocabulary the paper's title and abstract contain, the cosine gap to the best paper, the question's length in terms, and
 whether the question names the paper (FEATURES; MEASURED adds two that calibration left out). The weights and the operating points come from a calibration
 file; nothing here is tuned by hand. Retrieval and answer composition live elsewhere.
 """
@@ -26,9 +26,12 @@ from .terms import paper_terms, terms
 # the model's inputs. Candidate also measures `rarest` and `unseen`: fitted with them, both took the sign
 # opposite to their meaning (collinear with coverage) and the held-out and transfer splits abstained less
 # on near-misses at the same false abstention (evals/reports/*calibration*), so they are left out
-FEATURES = ("cosine", "closeness", "coverage", "gap", "named")
+# `qlen`, the question's number of distinct content terms: coverage is a share of them, and a long question in a
+# person's words ("my training data has a bunch of missing or dirty entries …") covers a smaller share of the paper that
+# answers it than a short one; with it, the model reads coverage by length (README, calibration of 2026-12-04 pm)
+FEATURES = ("cosine", "closeness", "coverage", "gap", "named", "qlen")
 # per paper, as `ragqa eval calibrate` saves them
-MEASURED = ("cosine", "closeness", "coverage", "rarest", "unseen", "gap", "named")
+MEASURED = ("cosine", "closeness", "coverage", "rarest", "unseen", "gap", "named", "qlen")
 # per paper among the question's other candidates, derived from MEASURED (with_context)
 CONTEXT = ("lead", "lead_closeness", "lead_coverage", "spread")
 KNOWN = MEASURED + CONTEXT
@@ -83,6 +86,7 @@ class Candidate:
     unseen: float
     gap: float
     named: float
+    qlen: float = 0.0
     lead: float = 0.0
     lead_closeness: float = 0.0
     lead_coverage: float = 0.0
@@ -132,7 +136,7 @@ def candidate_features(query: str, hits, closeness: dict[str, float], stats: Ter
             paper_id=h.paper_id, cosine=cosine, closeness=closeness.get(h.paper_id, cosine),
             coverage=sum(w for t, w in weights.items() if t in have) / total,
             rarest=(sum(weights[t] for t in seen if t in have) / sum(weights[t] for t in seen)) if seen else 0.0,
-            unseen=unseen, gap=best - cosine, named=named,
+            unseen=unseen, gap=best - cosine, named=named, qlen=float(len(qterms)),
         ))
     context = with_context({f: [getattr(c, f) for c in out] for f in MEASURED})
     return [replace(c, **{f: context[f][i] for f in CONTEXT}) for i, c in enumerate(out)]

@@ -13,7 +13,8 @@ from ragqa.retrieve import Hit
 
 
 def _calibration(**kw) -> Calibration:
-    base = dict(embed_model="test", features=FEATURES, mean=(0.0,) * len(FEATURES), scale=(1.0,) * len(FEATURES),
+    five = ("cosine", "closeness", "coverage", "gap", "named")  # a calibration file may hold any subset of the features
+    base = dict(embed_model="test", features=five, mean=(0.0,) * len(five), scale=(1.0,) * len(five),
                 coef=(4.0, 2.0, 1.0, -2.0, 3.0), intercept=-3.0, answer_threshold=0.6, list_threshold=0.4)
     base.update(kw)
     return Calibration(**base)
@@ -106,7 +107,8 @@ def test_missing_or_broken_calibration_file_is_one_clear_error(settings, tmp_pat
 def test_committed_calibrations_load_for_both_embedders(settings):
     for name in ("all-MiniLM-L6-v2", "hash-256"):
         cal = load_calibration(settings.model_copy(update={"calibration_file": None}), name)
-        assert cal.features == FEATURES and 0 < cal.list_threshold < 1 and 0 < cal.answer_threshold < 1
+        assert set(cal.features) <= set(FEATURES) and 0 < cal.list_threshold < 1 and 0 < cal.answer_threshold < 1
+    assert load_calibration(settings.model_copy(update={"calibration_file": None}), "all-MiniLM-L6-v2").features == FEATURES
 
 
 def _hit(pid, relevance, text):
@@ -246,7 +248,7 @@ def test_a_check_set_is_scored_from_its_saved_rows_which_stay_as_measured(trees)
     from evals.calibrate import check_dataset
     from ragqa.answerability import MEASURED
 
-    strong = dict(cosine=0.9, closeness=0.9, coverage=1.0, rarest=1.0, unseen=0.0, gap=0.0, named=0.0)
+    strong = dict(cosine=0.9, closeness=0.9, coverage=1.0, rarest=1.0, unseen=0.0, gap=0.0, named=0.0, qlen=4.0)
     weak = dict(strong, cosine=0.1, closeness=0.1, coverage=0.0, gap=0.5)
     rows = [{"id": "1", "ids": ["a"], "x": [[strong[f] for f in MEASURED]], "y": [1], "gold": ["a"], "gate": "", "form": "single"},
             {"id": "2", "ids": ["b"], "x": [[weak[f] for f in MEASURED]], "y": [0], "gold": None, "gate": "", "form": "near-miss"}]
@@ -257,3 +259,16 @@ def test_a_check_set_is_scored_from_its_saved_rows_which_stay_as_measured(trees)
     # (a 30-minute calibration run died here after fitting)
     empty = check_dataset(trees, [])
     assert empty["questions"] == 0 and empty["false_abstention"] == "0/0"
+
+
+def test_the_question_length_is_measured_and_old_saved_rows_get_it_from_their_question():
+    from evals.calibrate import _model_x
+
+    stats = TermStats({"a": {"text": "sparse autoencoders for vision"}})
+    hits = [Hit.of_paper("a", {"text": "sparse autoencoders for vision"}, 0.7)]
+    short, long = (candidate_features(q, hits, {}, stats)[0] for q in
+                   ("sparse autoencoders", "my sparse autoencoders keep dying on vision features, is there a fix for that"))
+    assert short.qlen == 2 and long.qlen > 5 and long.coverage < short.coverage
+    row = {"question": "sparse autoencoders", "x": [[0.7, 0.7, 1.0, 1.0, 0.0, 0.0, 0.0]], "y": [1]}  # 7 columns: before qlen
+    _model_x([row])
+    assert row["x"] == [[0.7, 0.7, 1.0, 0.0, 0.0, 2.0]] and row["features"] == FEATURES
