@@ -118,6 +118,8 @@ _IN_INTRO = [
                r"(?:a |an |the )?(?:new |novel |simple |first )?(?:\w+ ){0,3}?" + _NAME + r"(?=[\s,:.(])"),
     re.compile(r"(?:^|\s)" + _NAME + r",\s+(?:a|an|which)\s"),
 ]
+# a hyphenated name none of whose parts has two capitals or a digit is a compound of words (Cross-Task, Multi-Region)
+_WORD_COMPOUND = re.compile(r"[A-Za-z][a-z]*(?:-[A-Za-z][a-z]*)+")
 _ANYWHERE = re.compile(r"\b(?:called|dubbed|named|termed|coined)\s+(?:as\s+)?" + _NAME)
 
 
@@ -158,6 +160,11 @@ def make_label(text: str, title: str | None = None, max_chars: int = 60) -> str:
                 name = match.group(1).strip("-,.")
                 if _is_name(name) and not _compound_word(name, title):
                     return name
+    if title and not method_name(title):  # "the proposed integration scheme, named GLMix": the name it is given
+        for match in _ANYWHERE.finditer(text):
+            name = match.group(1).strip("-,.")
+            if _is_name(name) and not _compound_word(name, title) and not _WORD_COMPOUND.fullmatch(name):
+                return name
     if title:
         return _clip(title, max_chars + 20)
     for match in _ANYWHERE.finditer(text):

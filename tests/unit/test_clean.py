@@ -56,3 +56,12 @@ def test_a_hyphenated_compound_word_is_no_method_name():
 def test_label_prefers_title_and_clips():
     assert make_label("whatever", title="A Title") == "A Title"
     assert len(make_label("word " * 100)) <= 61
+
+
+def test_a_titled_paper_is_labelled_by_the_name_its_abstract_gives_its_method():
+    text = "We revisit convolutions and attention. We verify the proposed integration scheme, named GLMix: it is fast."
+    assert make_label(text, "Revisiting the Integration of Convolution and Attention for Vision Backbone") == "GLMix"
+    # the title's own leading name stays; a compound of words is no name
+    assert make_label(text, "SAS: Structured Activation Sparsification").startswith("SAS: Structured")
+    compound = "We study linearity, a property called Cross-Task linearity, in fine-tuned models."
+    assert make_label(compound, "On the Emergence of Cross-Task Linearity").startswith("On the Emergence")
