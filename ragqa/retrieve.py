@@ -26,11 +26,12 @@ from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, na
 from . import snapshot
 from .names import greek
 from .rewrite import both_turns
-from .spelling import correct, corrections, english_words
+from .spelling import correct, corrections, english_words, slips
 from .terms import terms
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # a method name: an inner capital or a digit (LoRA, DPO, GPT-4, JKOnet*), or a capitalised word after "the"
+_KIND = re.compile(r"-(?:style|like|type|based|inspired)$", re.I)  # "ROME-style": in the manner of ROME
 _NAME = re.compile(r"(?<![\w-])(?:[A-Za-z][a-z0-9]*[A-Z0-9][\w-]*\*?|(?<=the )[A-Z][a-z]{2,})(?![\w-])")
 _GENERIC = {"llm", "llms", "ml", "ai", "rl", "nlp", "gnn", "gnns", "cnn", "cnns", "rnn", "rnns", "vae", "vaes", "gan",
             "gans", "sae", "saes", "mlp", "mlps", "sgd", "pde", "pdes", "ode", "odes", "kv", "qa", "vqa", "api", "gpu",
@@ -538,7 +539,8 @@ class Searcher:
             # word no paper has. Alone ("What is TRACE and what does it do?") it stays a name: on the ICML 2024
             # calibration index, letting such questions through answered 42 more of 168 near-misses
             # (evals/experiments/acronym_gate.py)
-            acronym = name.isalpha() and name.isupper() and len(set(terms(query)) - {name.lower()}) >= 2
+            # so may a name that only says what kind of thing is meant ("ROME-style edits", "a GAN-like model")
+            acronym = ((name.isalpha() and name.isupper()) or _KIND.search(name)) and len(set(terms(query)) - {name.lower()}) >= 2
             if re.search(r".[A-Z0-9]", name) and not acronym and not self.names.mentions(name):
                 return name, "mentions"
             if any(re.search(a, query, re.I) for a in asks) and not self.names.introduces(name):
@@ -564,10 +566,28 @@ class Searcher:
         keys = {name_key(w) for w in typed}
         found = [pid for k in keys for pid in self._names.get(k, ())]
         introduced = {k: w for w in typed for k in ("~" + name_key(w), "=" + name_key(w, cased=True)) if k in self._names}
+        # a name typed in lower case ("flipad" for FLIPAD) or one slip off ("difaug" for DiffAug), when it is no English
+        # word (boss, trace): the search-box way of writing a name
+        for word in {w for w in typed if len(w) >= 4 and w.isalpha() and w.islower() and w not in english_words()
+                     and w not in self._names}:
+            lowered = self._lowered_names()
+            hits = {lowered[k] for k in [word, *(slips(word) if len(word) >= 6 else ())] if k in lowered}
+            if len(hits) == 1:
+                key = hits.pop()
+                if key.startswith("="):  # introduced by an abstract: its paper's own name? checked below, as typed names are
+                    introduced[key] = key[1:]
+                else:
+                    found += self._names[key]
         for key, word in introduced.items():  # a name an abstract introduces counts when it is that paper's own (one look-up a name)
             if self.names.mentioned_by(word, _OWN_NAME + 1) <= _OWN_NAME:
                 found += self._names[key]
         return [p for p in dict.fromkeys(found) if allowed is None or p in allowed]
+
+    def _lowered_names(self) -> dict[str, str]:
+        """Lower-cased method name -> its key in the name table, for names with no marks of their own (no digit, star
+        or Greek letter), once per collection change."""
+        return self._facet("lowered names", lambda _: {k.lstrip("=").lower(): k for k in self._names
+                                                        if not k.startswith("~") and k.lstrip("=").isalpha()})
 
     def fuse(self, query: str, filters: Filters, k: int, own_words: str = "") -> list[NodeWithScore]:
         """Reciprocal-rank fusion at paper level; each paper keeps its best-ranked chunk. A paper named in the query,

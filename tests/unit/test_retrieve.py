@@ -194,3 +194,37 @@ def test_a_greek_letter_spelled_out_names_the_paper_that_writes_the_letter(index
     result = indexed.search("What ImageNet accuracy does CRATE-alpha reach?", k=3, translate=False)
     assert result.missing_name is None
     assert result.hits[0].meta["label"] == "CRATE-α" and result.hits[0].relevance == 1.0
+
+
+def test_a_name_typed_in_lower_case_or_one_slip_off_names_its_paper_unless_it_is_an_english_word(settings, tmp_path):
+    """"flipad" names the paper whose abstract introduces FLIPAD, "difaug" the paper titled "DiffAug: …"; "boss" stays
+    a word (BOSS is a paper's name too)."""
+    import json
+
+    from ragqa.corpus import LoadReport, load_paths
+    from ragqa.pipeline import Pipeline
+
+    rows = [{"id": "f", "title": "Single-Model Attribution of Generative Models Through Final-Layer Inversion",
+             "abstract": "We attribute images to one generator. We propose FLIPAD, a final-layer inversion method. It works."},
+            {"id": "d", "title": "DiffAug: A Diffuse-and-Denoise Augmentation for Training Robust Classifiers",
+             "abstract": "We augment images with one diffusion step. Classifiers become more robust to covariate shift."},
+            {"id": "b", "title": "Balancing Feature Similarity and Label Variability for One-shot Subset Selection",
+             "abstract": "We propose BOSS, a one-shot subset selection method. It picks a subset once."}]
+    path = tmp_path / "papers.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    pipeline = Pipeline(settings)
+    pipeline.ingest(LoadReport(papers=load_paths([path])[0].papers), progress=False)
+
+    def named(question):
+        return [h.meta["title"][:6] for h in pipeline.search(question, k=3, translate=False).hits if h.relevance == 1.0]
+    assert named("flipad - how does it decide whether an image came from a particular generator?") == ["Single"]
+    assert named("what does difaug actually do to a training image?") == ["DiffAu"]
+    assert named("how should a boss pick a subset?") == []
+
+
+def test_a_name_that_says_what_kind_of_thing_is_meant_is_no_reason_to_refuse(indexed):
+    searcher = indexed.searcher
+    described = "After a few hundred sequential knowledge edits on my LLM (ROME-style), its general performance tanks. Why?"
+    assert searcher.missing_name(described) is None
+    assert searcher.missing_name("What is ROME-style editing?") == ("ROME-style", "mentions")  # alone: it is the subject
+    assert searcher.missing_name("Is there a paper introducing LoRA-style adapters for fine-tuning LLMs?")[1] == "introduces"
