@@ -5,7 +5,6 @@ a model profile turns on (guards.py) are applied here; answer text written in co
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from .answer import Citation, Source
 from .clean import CJK
@@ -102,15 +101,11 @@ def _supported(sentence: str, cited: list[Source], minimum: float = 0.34, questi
     return len(words & found) / len(words) >= minimum
 
 
-@lru_cache(maxsize=1)
-def _stemmer():
-    import Stemmer  # PyStemmer, as BM25 stems (lexical.py)
-
-    return Stemmer.Stemmer("english")
-
-
 def stems(words: set[str]) -> set[str]:
-    return set(_stemmer().stemWords(list(words)))
+    """Words stemmed as BM25 stems them (lexical.stemmer)."""
+    from .lexical import stemmer
+
+    return set(stemmer().stemWords(list(words)))
 
 
 def _shown_name(meta: dict) -> str | None:

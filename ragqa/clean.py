@@ -160,16 +160,13 @@ def make_label(text: str, title: str | None = None, max_chars: int = 60) -> str:
                 name = match.group(1).strip("-,.")
                 if _is_name(name) and not _compound_word(name, title):
                     return name
-    if title and not method_name(title):  # "the proposed integration scheme, named GLMix": the name it is given
+    if not (title and method_name(title)):  # "the proposed integration scheme, named GLMix": the name it is given
         for match in _ANYWHERE.finditer(text):
             name = match.group(1).strip("-,.")
-            if _is_name(name) and not _compound_word(name, title) and not _WORD_COMPOUND.fullmatch(name):
+            if _is_name(name) and not (title and (_compound_word(name, title) or _WORD_COMPOUND.fullmatch(name))):
                 return name
     if title:
         return _clip(title, max_chars + 20)
-    for match in _ANYWHERE.finditer(text):
-        if _is_name(match.group(1).strip("-,.")):
-            return match.group(1).strip("-,.")
     first = sentences[0] if sentences else text
     clause = re.match(r"((?:\S+\s+){3,}?\S+?),\s", first)  # up to the first comma after 4+ words
     return _clip(clause.group(1) if clause else first, max_chars)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -33,10 +34,18 @@ def _bm25s():
     return bm25s
 
 
-def _stemmer():
-    import Stemmer
+_STEMMERS = threading.local()
 
-    return Stemmer.Stemmer("english")
+
+def stemmer():
+    """PyStemmer's English stemmer, one per thread (a Stemmer object must not be used by two threads at once; the UI
+    answers on several): BM25 and the citation support check stem alike."""
+    found = getattr(_STEMMERS, "english", None)
+    if found is None:
+        import Stemmer
+
+        found = _STEMMERS.english = Stemmer.Stemmer("english")
+    return found
 
 
 class _Packed:
@@ -70,7 +79,7 @@ class LexicalIndex:
     def __init__(self, bm25, chunk_ids: list[str], paper_ids: list[str], paper_of: np.ndarray, generation: int):
         self.bm25, self.chunk_ids, self.paper_ids, self.paper_of = bm25, chunk_ids, paper_ids, paper_of
         self.generation = generation
-        self._stemmer = _stemmer()
+        self._stemmer = stemmer()
 
     @classmethod
     def build(cls, pages, generation: int) -> "LexicalIndex | None":
@@ -79,7 +88,7 @@ class LexicalIndex:
         bm25s = _bm25s()
         from bm25s.tokenization import Tokenized, Tokenizer
 
-        tokenizer = Tokenizer(stopwords=_LANGUAGE, stemmer=_stemmer())
+        tokenizer = Tokenizer(stopwords=_LANGUAGE, stemmer=stemmer())
         chunk_ids: list[str] = []
         token_ids = _Packed()
         for ids, texts in pages:

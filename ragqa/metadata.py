@@ -104,9 +104,9 @@ class AuthorIndex:
 
     def full_names(self, question: str) -> list[str]:
         """Every indexed author's full name the question writes ("work by Hidenori Tanaka and Ekdeep Singh Lubana"),
-        as spans of the question, for telling a request about people from one about a subject."""
-        words = [re.sub(r"['’]s$", "", w) for w in re.findall(r"[^\W\d_][\w'’.-]*", question)]
-        any_case = question == question.lower()
+        as spans of the question, longest first, for telling a request about people from one about a subject."""
+        words = [re.sub(r"['’]s$", "", w) for w in re.findall(r"[^\W\d_][\w'’.-]*", question)]  # "Chen Zhu's" -> Chen Zhu
+        any_case = question == question.lower()  # "yoshua bengio" in an all-lowercase question
         found = []
         for n in (4, 3, 2):
             for i in range(len(words) - n + 1):
@@ -117,13 +117,9 @@ class AuthorIndex:
 
     def find(self, question: str) -> AuthorMatch | None:
         """The author the question names, an ambiguous surname, or a strongly cued unknown name."""
-        words = [re.sub(r"['’]s$", "", w) for w in re.findall(r"[^\W\d_][\w'’.-]*", question)]  # "Chen Zhu's" -> Chen Zhu
-        any_case = question == question.lower()  # "yoshua bengio" in an all-lowercase question
-        for n in (4, 3, 2):  # full names first, longest first
-            for i in range(len(words) - n + 1):
-                span = " ".join(words[i:i + n]).rstrip(".'’")
-                if fold(span) in self.full and (any_case or all(w[0].isupper() for w in words[i:i + n])):
-                    return AuthorMatch(span, self.full[fold(span)])
+        full = self.full_names(question)  # full names first, longest first
+        if full:
+            return AuthorMatch(full[0], self.full[fold(full[0])])
         for cue, weak in [(c, False) for c in _CUES] + [(c, True) for c in _WEAK_CUES]:
             for m in re.finditer(cue, question):
                 word = m["a"].rstrip(".'’")

@@ -568,9 +568,9 @@ class Searcher:
         introduced = {k: w for w in typed for k in ("~" + name_key(w), "=" + name_key(w, cased=True)) if k in self._names}
         # a name typed in lower case ("flipad" for FLIPAD) or one slip off ("difaug" for DiffAug), when it is no English
         # word (boss, trace): the search-box way of writing a name
+        lowered = self._lowered_names()
         for word in {w for w in typed if len(w) >= 4 and w.isalpha() and w.islower() and w not in english_words()
                      and w not in self._names}:
-            lowered = self._lowered_names()
             hits = {lowered[k] for k in [word, *(slips(word) if len(word) >= 6 else ())] if k in lowered}
             if len(hits) == 1:
                 key = hits.pop()
