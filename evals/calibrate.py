@@ -77,11 +77,9 @@ def _half(paper_id: str, fraction: float, seed: int) -> bool:
     return int(hashlib.sha1(f"{seed}:{paper_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < fraction
 
 
-def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int | None, progress: bool = True,
-          generated: tuple = ()):
-    """Index bundled + a `fraction` of `corpus`; -> (pipeline, questions). `generated`: questions written by
-    `ragqa eval generate` (read_generated; gold = the paper the LLM read): those of this corpus join, outside `limit`, as form
-    "generated", answerable when their paper was indexed, near-misses when it was held out."""
+def index_half(pipeline_factory, corpus: Path, fraction: float, seed: int, progress: bool = True):
+    """Index bundled + a seeded `fraction` of `corpus` in its own collection (idempotent: a second call adds
+    nothing); -> (pipeline, indexed papers, held-out papers)."""
     from ragqa.corpus import LoadReport, load_manifest, load_paths, merge_all
 
     base = pipeline_factory(None)
@@ -94,17 +92,41 @@ def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int
     held = [p for p in report.papers if p not in indexed]
     pipeline = pipeline_factory(f"calib-{corpus.stem}-{int(fraction * 100)}-{seed}")
     pipeline.ingest(LoadReport(papers=merge_all(list(bundled.papers) + indexed)), progress=progress)
+    return pipeline, indexed, held
+
+
+def generated_questions(generated: tuple, indexed, held) -> list[Question]:
+    """The written questions (read_generated; gold = the paper the writer read) about this corpus's papers, as form
+    "generated": answerable when their paper was indexed, near-misses when it was held out."""
+    indexed_ids, held_ids = {p.paper_id for p in indexed}, {p.paper_id for p in held}
+    out = []
+    for g in generated:
+        pid = g.gold[0] if g.gold else None
+        if pid in indexed_ids or pid in held_ids:
+            out.append(Question(f"gen-{g.id}-{pid}", g.question, "generated", (pid,) if pid in indexed_ids else None, pid))
+    return out
+
+
+def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int | None, progress: bool = True,
+          generated: tuple = ()):
+    """Index bundled + a `fraction` of `corpus`; -> (pipeline, questions). `generated`: written questions
+    (generated_questions) join, outside `limit`."""
+    pipeline, indexed, held = index_half(pipeline_factory, corpus, fraction, seed, progress)
     rng = random.Random(seed)
     questions = [q for p in indexed for q in make_questions(p, (p.paper_id,), rng)]
     questions += [q for p in held for q in make_questions(p, None, rng)]
     rng.shuffle(questions)
     questions = questions[:limit] if limit else questions
-    indexed_ids, held_ids = {p.paper_id for p in indexed}, {p.paper_id for p in held}
-    for g in generated:
-        pid = g.gold[0] if g.gold else None
-        if pid in indexed_ids or pid in held_ids:
-            questions.append(Question(f"gen-{g.id}-{pid}", g.question, "generated", (pid,) if pid in indexed_ids else None, pid))
-    return pipeline, questions
+    return pipeline, questions + generated_questions(generated, indexed, held)
+
+
+def add_generated(pipeline_factory, corpus: Path, fraction: float, seed: int, rows: list[dict], generated: tuple) -> list[dict]:
+    """`rows` (saved by an earlier run) plus the features of the written questions they do not hold yet."""
+    if not generated:
+        return rows
+    pipeline, indexed, held = index_half(pipeline_factory, corpus, fraction, seed)
+    have = {r["id"] for r in rows}
+    return rows + featurise(pipeline, [q for q in generated_questions(generated, indexed, held) if q.id not in have])
 
 
 def read_generated(paths) -> tuple:
@@ -351,8 +373,8 @@ def calibrate(args) -> Path:
                         ingest_embedder=ingest_embedder)
     cached = _cached_rows(args.rows) if args.rows else {}
     generated = read_generated(args.generated)
-    if cached:  # refit on the features of an earlier run (same corpora and settings)
-        rows = cached["main"]
+    if cached:  # refit on the features of an earlier run (same corpora and settings), plus written questions it lacks
+        rows = add_generated(factory, args.corpus, args.fraction, args.seed, cached["main"], generated)
     else:
         pipeline, questions = build(factory, args.corpus, args.fraction, args.seed, args.limit, generated=generated)
         rows = featurise(pipeline, questions)
@@ -380,7 +402,7 @@ def calibrate(args) -> Path:
     transfer_rows = {}
     for transfer in args.transfer or []:
         if transfer.name in cached:
-            trows = cached[transfer.name]
+            trows = add_generated(factory, transfer, args.fraction, args.seed, cached[transfer.name], generated)
         else:
             tp, tq = build(factory, transfer, args.fraction, args.seed, args.transfer_limit or args.limit, generated=generated)
             trows = featurise(tp, tq)

@@ -38,6 +38,7 @@ _GENERIC = {"llm", "llms", "ml", "ai", "rl", "nlp", "gnn", "gnns", "cnn", "cnns"
             "cpu", "iclr", "icml", "neurips", "acl", "cvpr", "emnlp", "aaai", "ood", "iid", "vlm", "vlms", "3d", "2d"}
 # a run of capitalised words: a name of two or three words after a lowercase word is a method name
 # (Stable Diffusion, Neural Radiance Fields); longer runs are title-cased text, not names
+_ACRONYM = re.compile(r"[A-Z]+(?:-[A-Z]+)*")  # TRACE, CMA-ES: an acronym, hyphenated or not
 _CAPS = re.compile(r"(?<![\w-])[A-Z][\w-]+(?: [A-Z][\w-]+)+(?![\w-])")
 
 
@@ -528,7 +529,11 @@ class Searcher:
         -> (name, "introduces" | "mentions"), or None."""
         query = CJK.sub(" ", query)  # LoRA论文 -> LoRA
         for name in dict.fromkeys(_NAME.findall(query)):
-            if name.lower() in _GENERIC:
+            head, _, tail = name.rpartition("-")
+            # "RL-trained", "KL-regularized", "ImageNet-size": a kind of thing made from a name (a lower-case word after
+            # it); the name is the part looked up
+            looked = head if head and tail.isalpha() and tail.islower() else name
+            if looked.lower() in _GENERIC:
                 continue
             n = re.escape(name)
             asks = (rf"\b{n}(?:\s+[\w-]+)?\s+paper\b", rf"\b{n}\b[^.?]{{0,60}}\b(?:its|their)\s+original\s+paper\b",
@@ -540,14 +545,15 @@ class Searcher:
             # calibration index, letting such questions through answered 42 more of 168 near-misses
             # (evals/experiments/acronym_gate.py)
             # so may a name that only says what kind of thing is meant ("ROME-style edits", "a GAN-like model")
-            acronym = ((name.isalpha() and name.isupper()) or _KIND.search(name)) and len(set(terms(query)) - {name.lower()}) >= 2
-            if re.search(r".[A-Z0-9]", name) and not acronym and not self.names.mentions(name):
+            acronym = ((_ACRONYM.fullmatch(looked) or _KIND.search(name))
+                       and len(set(terms(query)) - {name.lower(), looked.lower()}) >= 2)
+            if re.search(r".[A-Z0-9]", looked) and not acronym and not self.names.mentions(looked):
                 return name, "mentions"
             if any(re.search(a, query, re.I) for a in asks) and not self.names.introduces(name):
                 return name, "introduces"
         for run in _CAPS.finditer(query) if phrases else ():
-            before = query[:run.start()].split()[-1:]
-            if before and before[0].rstrip(",:").islower() and run[0].count(" ") <= 2 and not self.names.mentions(run[0]):
+            before = query[:run.start()].split()[-1:]  # mid-sentence: after a lower-case word that ends no sentence
+            if before and before[0].rstrip(",:").islower() and not before[0].endswith((".", "?", "!")) and run[0].count(" ") <= 2 and not self.names.mentions(run[0]):
                 return run[0], "mentions"
         return None
 

@@ -9,9 +9,11 @@ loading and indexing. Parsing, indexing, answering and export live in ragqa/.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import html
 import os
+import shutil
 import tempfile
 import threading
 from pathlib import Path
@@ -107,7 +109,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
     if state.message == "Starting…":
         state.set("Ready.", ready=True)
     choices = index_choices(pipeline)
-    exports = Path(tempfile.mkdtemp(prefix="ragqa-export-"))
+    exports = Path(tempfile.mkdtemp(prefix="ragqa-export-"))  # downloads live while the app serves
+    atexit.register(shutil.rmtree, exports, ignore_errors=True)
 
     active: set[str] = set()  # sessions with a question being answered: one at a time each, so none starves the rest
     active_lock = threading.Lock()

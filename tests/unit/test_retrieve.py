@@ -222,6 +222,20 @@ def test_a_name_typed_in_lower_case_or_one_slip_off_names_its_paper_unless_it_is
     assert named("how should a boss pick a subset?") == []
 
 
+def test_names_the_unknown_name_check_does_not_take_for_a_method(indexed):
+    """A name made into a kind of thing by a lower-case word ("XQZ-trained") is looked up as the name itself; a
+    hyphenated acronym among other words is weighed like a bare one; a capitalised run after a full stop starts a
+    sentence. Each is still a name where the question is about it alone."""
+    searcher = indexed.searcher
+    assert searcher.missing_name("My XQZNet-trained solver collapses on larger routing instances. Which encoder fixes it?") \
+        == ("XQZNet-trained", "mentions")  # XQZNet is no indexed paper's word
+    assert searcher.missing_name("My GLMix-trained classifier overfits small datasets. How do I regularise it?") is None
+    assert searcher.missing_name("a prompt evolved with CMA-ES for test-time adaptation of quantized models") is None
+    assert searcher.missing_name("What is CMA-ES?") == ("CMA-ES", "mentions")
+    assert searcher.missing_name("It is a Stackelberg game. Existing Stackelberg Methods fail to scale.") is None
+    assert searcher.missing_name("which sampler does stable Quantum Teleport Diffusion use?") == ("Quantum Teleport Diffusion", "mentions")
+
+
 def test_a_name_that_says_what_kind_of_thing_is_meant_is_no_reason_to_refuse(indexed):
     searcher = indexed.searcher
     described = "After a few hundred sequential knowledge edits on my LLM (ROME-style), its general performance tanks. Why?"
