@@ -25,7 +25,7 @@ def decisions() -> dict[str, list]:
     searcher = pipeline.searcher
     out: dict[str, list] = {}
     for path in sorted(glob.glob(str(DATASETS / "*.jsonl"))):
-        if "metadata" in path:
+        if "metadata" in path or "written_" in path:  # written_*: calibration questions over other corpora
             continue
         for line in open(path, encoding="utf-8"):
             row = json.loads(line)
