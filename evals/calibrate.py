@@ -392,7 +392,7 @@ def calibrate(args) -> Path:
         f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} --fraction {args.fraction} --seed {args.seed} "
         f"--target {args.target} --list-recall {args.list_recall} --operating-on {args.operating_on} --model {args.model} "
         f"--limit {args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])}"
-        f"{''.join(' --generated ' + Path(g).name for g in args.generated or [])} (git {git_revision()})"))
+        f"{' --generated ' + ' '.join(Path(g).name for g in args.generated) if args.generated else ''} (git {git_revision()})"))
     report = {"corpus": str(args.corpus.name), "embed_model": embed_name, "calibration": calibration.to_json(),
               "questions_by_form": dict(Counter(r["form"] for r in rows)),
               "calibration_split": evaluate(calibration, calib_rows, extra["cv_question_scores"]),
