@@ -95,6 +95,11 @@ def index_half(pipeline_factory, corpus: Path, fraction: float, seed: int, progr
     return pipeline, indexed, held
 
 
+def generated_id(question_id: str, paper_id: str) -> str:
+    """A written question's id in the calibration rows."""
+    return f"gen-{question_id}-{paper_id}"
+
+
 def generated_questions(generated: tuple, indexed, held) -> list[Question]:
     """The written questions (read_generated; gold = the paper the writer read) about this corpus's papers, as form
     "generated": answerable when their paper was indexed, near-misses when it was held out."""
@@ -103,7 +108,7 @@ def generated_questions(generated: tuple, indexed, held) -> list[Question]:
     for g in generated:
         pid = g.gold[0] if g.gold else None
         if pid in indexed_ids or pid in held_ids:
-            out.append(Question(f"gen-{g.id}-{pid}", g.question, "generated", (pid,) if pid in indexed_ids else None, pid))
+            out.append(Question(generated_id(g.id, pid), g.question, "generated", (pid,) if pid in indexed_ids else None, pid))
     return out
 
 

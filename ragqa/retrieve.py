@@ -528,6 +528,7 @@ class Searcher:
         machine translation, which capitalises its own renderings ("Visual Transformer" for 视觉Transformer).
         -> (name, "introduces" | "mentions"), or None."""
         query = CJK.sub(" ", query)  # LoRA论文 -> LoRA
+        words = set(terms(query))
         for name in dict.fromkeys(_NAME.findall(query)):
             head, _, tail = name.rpartition("-")
             # "RL-trained", "KL-regularized", "ImageNet-size": a kind of thing made from a name (a lower-case word after
@@ -546,14 +547,15 @@ class Searcher:
             # (evals/experiments/acronym_gate.py)
             # so may a name that only says what kind of thing is meant ("ROME-style edits", "a GAN-like model")
             acronym = ((_ACRONYM.fullmatch(looked) or _KIND.search(name))
-                       and len(set(terms(query)) - {name.lower(), looked.lower()}) >= 2)
+                       and len(words - {name.lower(), looked.lower()}) >= 2)
             if re.search(r".[A-Z0-9]", looked) and not acronym and not self.names.mentions(looked):
                 return name, "mentions"
             if any(re.search(a, query, re.I) for a in asks) and not self.names.introduces(name):
                 return name, "introduces"
         for run in _CAPS.finditer(query) if phrases else ():
             before = query[:run.start()].split()[-1:]  # mid-sentence: after a lower-case word that ends no sentence
-            if before and before[0].rstrip(",:").islower() and not before[0].endswith((".", "?", "!")) and run[0].count(" ") <= 2 and not self.names.mentions(run[0]):
+            mid = before and before[0].rstrip(",:").islower() and not before[0].endswith((".", "?", "!"))
+            if mid and run[0].count(" ") <= 2 and not self.names.mentions(run[0]):
                 return run[0], "mentions"
         return None
 

@@ -12,7 +12,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from evals.calibrate import _cached_rows, _half, _model_x, evaluate
+from evals.calibrate import _cached_rows, _half, _model_x, evaluate, generated_id
 from ragqa.answerability import Calibration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +24,7 @@ def styles() -> dict[str, str]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
-                out[f"gen-{row['id']}-{row['gold'][0]}"] = row.get("style", "?")
+                out[generated_id(row["id"], row["gold"][0])] = row.get("style", "?")
     return out
 
 
