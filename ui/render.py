@@ -80,7 +80,7 @@ def sources_panel(answer: Answer | None = None, sources: list[Source] | None = N
                 continue
             parts.append(card(hit, c.n, source.evidence if source else (c.evidence,), cited=True))
             cited_ids.add(c.paper_id)
-    elif sources:
+    elif sources and not (answer is not None and answer.abstained):  # an abstention lists the nearest papers only
         parts.append(f"<h4>Sources given to the model ({len(sources)})</h4>")
         parts += [card(s.hit, s.n, s.evidence) for s in sources]
         cited_ids = {s.hit.paper_id for s in sources}

@@ -68,3 +68,18 @@ def test_a_flagged_paper_card_says_so():
     meta = {"label": "X", "text": "We study graphs.", "flags": "instructions"}
     assert FLAG_NOTE in card(Hit("p", 0.1, 0.5, "t", meta), 1)
     assert FLAG_NOTE not in card(Hit("p", 0.1, 0.5, "t", {**meta, "flags": ""}), 1)
+
+
+def test_an_abstention_after_the_model_saw_sources_lists_them_as_nearest_papers_only():
+    """A capable model's refusal is trusted after its sources were shown: the panel must not keep "Sources given to the
+    model" under "Not covered" (issue #14), but list those papers as the nearest ones."""
+    from ragqa.answer import Answer, Source
+    from ragqa.retrieve import Hit
+    from ui.render import sources_panel
+
+    hit = Hit(paper_id="p1", score=0.5, relevance=0.6, text="x", meta={"label": "DRAGON", "title": "DRAGON"})
+    sources = [Source(n=1, hit=hit, evidence=("It does this.",))]
+    refused = Answer("What is DRAGON?", "Not covered.", True, "abstain", "model refused", retrieved=[hit])
+    panel = sources_panel(refused, sources, [hit])
+    assert "Sources given to the model" not in panel and "Nearest papers (1)" in panel and "DRAGON" in panel
+    assert "Sources given to the model (1)" in sources_panel(None, sources, [hit], "Answer in progress…")
