@@ -45,6 +45,9 @@ oral orals spotlight spotlights poster posters track accepted as total please pa
 venue venues conference conferences year years most more per grow grew growth change changed trend trends over
 time between since prolific top distribution area areas topic topics category categories keyword keywords
 tagged labelled labeled subject worked working
+studying proposing propose proposes proposed introducing introduce introduces introduced mention mentions mentioned mentioning
+discuss discusses discussed discussing regarding concerning tackle tackles tackling investigate investigates investigated
+investigating examine examines examined examining focusing focused dealing
 anything something everything got get gets looking look searching search want wants need needs interested
 i i'm im my we our us you your some other else also too just only see know
 """.split())

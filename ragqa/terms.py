@@ -22,6 +22,11 @@ _FORM_WORDS = {
     # how a request is phrased in conversation ("whats the deal with X", "explain X simply", "briefly summarize X")
     "whats", "hows", "deal", "explain", "explains", "describe", "describes", "summarize", "summarise", "summary",
     "overview", "briefly", "simply", "please", "exactly", "actually", "basically", "really",
+    # what a list request says the papers do with its subject ("papers mentioning X", "work discussing X"), like
+    # study / propose / introduce / use above, in every form
+    "studying", "proposing", "introducing", "mention", "mentions", "mentioned", "mentioning", "discuss", "discusses",
+    "discussed", "discussing", "regarding", "concerning", "tackle", "tackles", "tackling", "investigate", "investigates",
+    "investigated", "investigating", "examine", "examines", "examined", "examining", "focusing", "focused", "dealing",
 }
 
 
