@@ -259,7 +259,8 @@ def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed
     answerable = np.array([r["gold"] is not None and any(r["y"]) for r in rows]) & human
     gated = np.array([bool(r["gate"]) for r in rows])
     scores = np.array(best_cv)
-    ok = answerable & ~gated
+    # a question that names an indexed paper is answered whatever its P (answerability.judge): it spends none of the budget
+    ok = answerable & ~gated & ~np.array([_names_a_paper(r) for r in rows], dtype=bool)
     # the highest threshold whose false abstention (gate included) stays within the target
     allowed = int(np.floor(target_false_abstention * answerable.sum())) - int((answerable & gated).sum())
     ordered = np.sort(scores[ok])
@@ -283,8 +284,9 @@ def evaluate(calibration: Calibration, rows: list[dict], scores: list[float] | N
             decided.append(False)
             continue
         s = scores[i] if scores is not None else judge(calibration, _candidates(r)).best
-        best.append(s)
-        decided.append(s >= calibration.answer_threshold)
+        named = _names_a_paper(r)  # answered whatever its P, as the product answers it (answerability.judge)
+        best.append(1.0 if named else s)
+        decided.append(named or s >= calibration.answer_threshold)
     answerable = np.array([r["gold"] is not None for r in rows], dtype=bool)  # a set with no rows too
     missed = np.array([r["gold"] is not None and not r["gate"] and not any(r["y"]) for r in rows], dtype=bool)
     out = {"questions": len(rows), "answerable": int(answerable.sum()), "near_miss": int((~answerable).sum()),
@@ -322,6 +324,11 @@ def check_dataset(calibration: Calibration, rows: list[dict]) -> dict:
     out = evaluate(calibration, rows)
     out.pop("_best")
     return out
+
+
+def _names_a_paper(row: dict) -> bool:
+    """Some candidate is a paper the question names by title or method name (rows holding FEATURES)."""
+    return any(v[FEATURES.index("named")] >= 1.0 for v in row["x"])
 
 
 def _candidates(row: dict):
@@ -391,9 +398,12 @@ def calibrate(args) -> Path:
     calib_rows = [r for r in rows if not _half(r["paper"], 0.3, args.seed + 1)]
     test_rows = [r for r in rows if _half(r["paper"], 0.3, args.seed + 1)]
     embed_name = factory(None).embed_name
-    calibration, extra = fit(calib_rows, embed_name, args.target, args.seed, args.list_recall,
-                             () if args.operating_on == "all" else HUMAN_FORMS, args.model)
-    calibration = replace(calibration, source=(
+    if getattr(args, "evaluate", None):  # measured, not fitted: its calibration part is the one it was fitted on (in sample)
+        calibration, extra = Calibration.from_json(json.loads(args.evaluate.read_text(encoding="utf-8"))), {"cv_question_scores": None}
+    else:
+        calibration, extra = fit(calib_rows, embed_name, args.target, args.seed, args.list_recall,
+                                 () if args.operating_on == "all" else HUMAN_FORMS, args.model)
+    calibration = calibration if getattr(args, "evaluate", None) else replace(calibration, source=(
         f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} --fraction {args.fraction} --seed {args.seed} "
         f"--target {args.target} --list-recall {args.list_recall} --operating-on {args.operating_on} --model {args.model} "
         f"--limit {args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])}"
@@ -402,7 +412,9 @@ def calibrate(args) -> Path:
               "questions_by_form": dict(Counter(r["form"] for r in rows)),
               "calibration_split": evaluate(calibration, calib_rows, extra["cv_question_scores"]),
               "held_out_split": evaluate(calibration, test_rows)}
-    series = {"calibration split (5-fold CV)": ([r["gold"] is not None for r in calib_rows], report["calibration_split"].pop("_best")),
+    if getattr(args, "evaluate", None):
+        report["evaluated"] = f"{args.evaluate.name}, measured on these rows, not fitted (git {git_revision()})"
+    series = {("calibration split (in sample)" if getattr(args, "evaluate", None) else "calibration split (5-fold CV)"): ([r["gold"] is not None for r in calib_rows], report["calibration_split"].pop("_best")),
               "held-out split": ([r["gold"] is not None for r in test_rows], report["held_out_split"].pop("_best"))}
     transfer_rows = {}
     for transfer in args.transfer or []:
@@ -419,9 +431,11 @@ def calibrate(args) -> Path:
         name = f"check-{dataset.name}"
         transfer_rows[name] = cached.get(name) or check_rows(factory(None), dataset)
         report[f"check:{dataset.name}"] = check_dataset(calibration, transfer_rows[name])
-    out = args.out or base.calibration_dir / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', embed_name)}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")
+    out = args.out or (args.evaluate if getattr(args, "evaluate", None) else
+                       base.calibration_dir / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', embed_name)}.json")
+    if out != getattr(args, "evaluate", None):  # a measured file is left as it is
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")
     folder = new_report_dir(args.report_dir, f"calibration-{embed_name}")
     plot_roc(series, folder / "roc.png")
     (folder / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
@@ -445,6 +459,8 @@ def _markdown(report: dict, out: Path) -> str:
     c = report["calibration"]
     lines = [f"# Answerability calibration: {report['embed_model']} on {report['corpus']}", "",
              f"Command: `{c['source']}`", f"Calibration file: `{out.name}`", "",
+             *([f"**Measured, not fitted**: {report['evaluated']}; its calibration split is the part it was fitted on (in sample).", ""]
+               if report.get("evaluated") else []),
              f"Operating point: answer when the best paper's P >= {c['answer_threshold']}; list papers with P >= {c['list_threshold']}.", "",
              f"Model: {Calibration.from_json(c).describe()}", "",
              f"Questions by form: {report['questions_by_form']}", "",

@@ -74,6 +74,8 @@ def add_eval_command(sub) -> None:
     k.add_argument("--generated", type=Path, nargs="*", default=None,
                    help="`ragqa eval generate` files over --corpus / --transfer papers: paraphrased questions that join the set")
     k.add_argument("--rows", type=Path, default=None, help="an earlier calibration report folder: refit on its saved features")
+    k.add_argument("--evaluate", type=Path, default=None, metavar="CALIBRATION",
+                   help="measure this calibration file on the rows instead of fitting one (e.g. the shipped one after a code change)")
     k.add_argument("--check", type=Path, nargs="*", default=None, help="hand-written datasets to report the fitted model's decisions on (bundled index)")
     k.add_argument("--transfer-limit", type=int, default=None, help="at most N questions per transfer corpus")
     k.add_argument("--fraction", type=float, default=0.5, help="share of the corpus indexed")

@@ -571,8 +571,7 @@ class Searcher:
         its runs of name characters (JKOnet*'s)."""
         query = CJK.sub(" ", query)  # JKOnet*学到了什么 -> JKOnet*
         typed = query.split() + re.findall(r"[\w\-*+α-ωΑ-Ω]+", query)
-        keys = {name_key(w) for w in typed}
-        found = [pid for k in keys for pid in self._names.get(k, ())]
+        found = self._spelled(typed)
         introduced = {k: w for w in typed for k in ("~" + name_key(w), "=" + name_key(w, cased=True)) if k in self._names}
         # a name typed in lower case ("flipad" for FLIPAD) or one slip off ("difaug" for DiffAug), when it is no English
         # word (boss, trace): the search-box way of writing a name
@@ -590,6 +589,21 @@ class Searcher:
             if self.names.mentioned_by(word, _OWN_NAME + 1) <= _OWN_NAME:
                 found += self._names[key]
         return [p for p in dict.fromkeys(found) if allowed is None or p in allowed]
+
+    def _spelled(self, typed: list[str]) -> list[str]:
+        """Papers whose title's leading name (or untitled label) a typed word spells, in any case; a name that is also an
+        English word in lower case (AND, LESS, MOMENT, REST: 121 ICML/ICLR 2024 titles lead with one) only as the title
+        writes it, or every "and" named the AND paper."""
+        found, english = [], english_words()
+        for word in dict.fromkeys(typed):
+            key = name_key(word)
+            pids = self._names.get(key, ())
+            if pids and key in english:
+                written, records = name_key(word, cased=True), self._meta.many(list(pids))
+                pids = [p for p in pids if p in records and written == name_key(
+                    method_name(records[p].get("title")) or records[p].get("label") or "", cased=True)]
+            found += pids
+        return found
 
     def _lowered_names(self) -> dict[str, str]:
         """Lower-cased method name -> its key in the name table, for names with no marks of their own (no digit, star

@@ -217,6 +217,32 @@ def test_calibration_report_gives_each_form_its_rates_and_auc(trees):
     assert out["false_abstention"] == "0/2" and out["near_miss_abstention"] == "1/1"
 
 
+
+def test_the_report_and_the_operating_point_count_a_named_paper_as_the_product_does(trees):
+    """A question that names an indexed paper is answered whatever its P (judge): the report counts it answered (a
+    near-miss naming a paper by accident is not abstained on), and the point spends no false-abstention budget on it."""
+    import numpy as np
+
+    from evals.calibrate import evaluate, fit
+
+    weak, weak_named = [0.1, 0.1, 0.0, 0.5, 0.0, 3.0], [0.1, 0.1, 0.0, 0.5, 1.0, 3.0]
+    rows = [{"ids": ["a"], "x": [weak_named], "y": [0], "gold": None, "gate": "", "form": "span"},
+            {"ids": ["b"], "x": [weak], "y": [0], "gold": None, "gate": "", "form": "span"}]
+    out = evaluate(trees, rows)
+    assert out["near_miss_abstention"] == "1/2"
+    rng = np.random.default_rng(1)
+    base = []
+    for q in range(300):
+        x = rng.uniform(0, 1, size=(4, len(FEATURES)))
+        x[:, 4] = 0.0
+        y = [int(v[0] + v[2] > 1.2) for v in x]
+        base.append({"x": x.tolist(), "y": y, "paper": f"p{q}", "gold": ["g"] if any(y) else None, "gate": "", "form": "claim"})
+    # the same rows plus answerable questions that name their paper with a low P: the point must not fall to admit them
+    named = [{"x": [[0.05, 0.05, 0.05, 0.5, 1.0, 3.0]], "y": [1], "paper": f"n{q}", "gold": ["g"], "gate": "", "form": "claim"}
+             for q in range(60)]
+    assert fit(base + named, "test", 0.04, 0)[0].answer_threshold >= 0.9 * fit(base, "test", 0.04, 0)[0].answer_threshold
+
+
 def test_generated_questions_join_as_answerable_or_near_miss_by_where_their_paper_went(settings, tmp_path):
     """`--generated` rows: answerable (gold = the paper) when their paper was indexed, near-misses when it was
     held out, skipped when it is no paper of the corpus; outside --limit, form "generated"."""

@@ -122,6 +122,35 @@ def test_a_method_name_with_markup_is_named_however_it_is_typed(settings, tmp_pa
     assert name_key("GNN") != name_key("G2N2") and name_key("(DRAGON),") == "dragon"
 
 
+def test_a_title_name_that_is_an_english_word_names_its_paper_only_as_written(settings, tmp_path):
+    """ICML 2024's "AND: Audio Network Dissection…" named its paper in every question with an "and" in it (and LESS in
+    every "less"): on the calibration index, 72 of the held-out split's 598 near-misses were answered for it alone."""
+    import json
+
+    from ragqa.corpus import LoadReport, load_paths
+    from ragqa.pipeline import Pipeline
+
+    path = tmp_path / "papers.jsonl"
+    rows = [{"id": "a", "title": "AND: Audio Network Dissection for Interpreting Deep Acoustic Models",
+             "abstract": "We describe neurons of audio networks in natural language. Each neuron gets a summary of what it hears."},
+            {"id": "l", "title": "LESS: Selecting Influential Data for Targeted Instruction Tuning",
+             "abstract": "We select a small share of instruction data by gradient similarity. Training on it matches the full data."},
+            {"id": "f", "title": "FLIPAD: Detecting images of one generator by inverting it",
+             "abstract": "We attribute an image to the generative model that made it by inverting that model."}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    pipeline = Pipeline(settings)
+    pipeline.ingest(LoadReport(papers=load_paths([path])[0].papers), progress=False)
+
+    def named(question):
+        return {h.meta["title"].split(":")[0] for h in pipeline.search(question, k=3, translate=False).hits if h.relevance == 1.0}
+
+    assert named("What is AND and how does it describe neurons?") == {"AND"}
+    assert named("What does LESS select, and how?") == {"LESS"}
+    assert named("How can I train with less data and keep accuracy?") == set()
+    assert named("Which generator made this image, and can one tell?") == set()
+    assert named("what is flipad") == {"FLIPAD"}  # a name that is no English word: in any case, as before
+
+
 def test_a_name_an_abstract_introduces_names_its_paper_when_it_is_that_papers_own(settings, tmp_path):
     """A titled paper's abstract introduces BOSS: "What is BOSS?" names it (answerable, first), as written; "boss" in
     lower case does not, nor does a name that several papers carry (XNet below: the name of a whole field, not a paper's)."""
