@@ -129,6 +129,20 @@ def test_features_see_rare_terms_and_unseen_terms():
     assert rare.gap == pytest.approx(0.05) and common.gap == 0.0
 
 
+def test_a_hyphenated_question_word_no_paper_writes_as_one_is_read_as_its_parts():
+    """An abstract's "Wasserstein space" covers a question's "Wasserstein-space", as an abstract's "high-norm tokens"
+    already covered a question's "high norm tokens"; a compound some paper writes as one stays one term."""
+    papers = {"ot": {"text": "gradient flows in the wasserstein space of measures"},
+              "hn": {"text": "we remove high-norm tokens from vision transformers"},
+              **{f"p{i}": {"text": "graph neural networks for molecules"} for i in range(6)}}
+    stats = TermStats(papers)
+    hits = [_hit("ot", 0.5, papers["ot"]["text"]), _hit("p0", 0.5, papers["p0"]["text"])]
+    ot, other = candidate_features("Which papers use Wasserstein-space gradient flows?", hits, {}, stats)
+    assert ot.coverage == pytest.approx(1.0) and other.coverage == 0.0 and ot.qlen == 4.0
+    (hn,) = candidate_features("Which papers remove high-norm tokens?", [_hit("hn", 0.5, papers["hn"]["text"])], {}, stats)
+    assert hn.coverage == pytest.approx(1.0) and hn.qlen == 3.0  # remove, high-norm, token: the compound stays whole
+
+
 def test_a_named_paper_takes_the_best_cosine_and_the_named_flag():
     stats = TermStats({"a": {"text": "x"}, "b": {"text": "y"}})
     named, other = candidate_features("What is DRAGON?", [_hit("a", 1.0, "x"), _hit("b", 0.4, "y")], {}, stats)
