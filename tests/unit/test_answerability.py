@@ -183,21 +183,26 @@ def test_a_model_profile_can_have_its_own_calibration(settings, tmp_path):
     assert load_calibration(mine, "all-MiniLM-L6-v2", "small").answer_threshold == base.answer_threshold  # no file: shared
 
 
+def _synthetic_rows(questions: int, candidates: int, seed: int) -> list[dict]:
+    """Calibration rows of random features where a candidate answers when cosine + coverage > 1.2; none is named."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for q in range(questions):
+        x = rng.uniform(0, 1, size=(candidates, len(FEATURES)))
+        x[:, FEATURES.index("named")] = 0.0
+        y = [int(v[0] + v[2] > 1.2) for v in x]
+        rows.append({"x": x.tolist(), "y": y, "paper": f"p{q}", "gold": ["g"] if any(y) else None, "gate": "", "form": "claim"})
+    return rows
+
+
 @pytest.fixture(scope="module")
 def trees():
     """Trees fitted by the calibrate path on fixed synthetic rows: P rises with cosine and coverage."""
-    import numpy as np
-
     from evals.calibrate import fit
 
-    rng = np.random.default_rng(0)
-    rows = []
-    for q in range(200):
-        x = rng.uniform(0, 1, size=(5, len(FEATURES)))
-        x[:, 4] = 0.0
-        y = [int(v[0] + v[2] > 1.2) for v in x]
-        rows.append({"x": x.tolist(), "y": y, "paper": f"p{q}", "gold": ["g"] if any(y) else None, "gate": "", "form": "claim"})
-    return fit(rows, "test", 0.04, 0)[0]
+    return fit(_synthetic_rows(200, 5, 0), "test", 0.04, 0)[0]
 
 
 def test_exported_trees_match_scikit_learn_and_respect_monotone_features(trees):
@@ -235,8 +240,6 @@ def test_calibration_report_gives_each_form_its_rates_and_auc(trees):
 def test_the_report_and_the_operating_point_count_a_named_paper_as_the_product_does(trees):
     """A question that names an indexed paper is answered whatever its P (judge): the report counts it answered (a
     near-miss naming a paper by accident is not abstained on), and the point spends no false-abstention budget on it."""
-    import numpy as np
-
     from evals.calibrate import evaluate, fit
 
     weak, weak_named = [0.1, 0.1, 0.0, 0.5, 0.0, 3.0], [0.1, 0.1, 0.0, 0.5, 1.0, 3.0]
@@ -244,13 +247,7 @@ def test_the_report_and_the_operating_point_count_a_named_paper_as_the_product_d
             {"ids": ["b"], "x": [weak], "y": [0], "gold": None, "gate": "", "form": "span"}]
     out = evaluate(trees, rows)
     assert out["near_miss_abstention"] == "1/2"
-    rng = np.random.default_rng(1)
-    base = []
-    for q in range(300):
-        x = rng.uniform(0, 1, size=(4, len(FEATURES)))
-        x[:, 4] = 0.0
-        y = [int(v[0] + v[2] > 1.2) for v in x]
-        base.append({"x": x.tolist(), "y": y, "paper": f"p{q}", "gold": ["g"] if any(y) else None, "gate": "", "form": "claim"})
+    base = _synthetic_rows(300, 4, 1)
     # the same rows plus answerable questions that name their paper with a low P: the point must not fall to admit them
     named = [{"x": [[0.05, 0.05, 0.05, 0.5, 1.0, 3.0]], "y": [1], "paper": f"n{q}", "gold": ["g"], "gate": "", "form": "claim"}
              for q in range(60)]

@@ -98,22 +98,29 @@ def test_missing_index_is_a_clear_error(settings):
         Pipeline(settings).search("anything", translate=False)
 
 
-def test_a_method_name_with_markup_is_named_however_it_is_typed(settings, tmp_path):
-    """A title's G$^2$N$^2$ (shown as G^2N^2) is the paper a question names as G2N2, G^2N^2, G²N² or in brackets."""
+def _indexed(settings, tmp_path, rows):
+    """A Pipeline over a fresh index of these listing rows (JSON lines: id, title, abstract, ...)."""
     import json
 
     from ragqa.corpus import LoadReport, load_paths
     from ragqa.pipeline import Pipeline
-    from ragqa.retrieve import name_key
 
     path = tmp_path / "papers.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    pipeline = Pipeline(settings)
+    pipeline.ingest(LoadReport(papers=load_paths([path])[0].papers), progress=False)
+    return pipeline
+
+
+def test_a_method_name_with_markup_is_named_however_it_is_typed(settings, tmp_path):
+    """A title's G$^2$N$^2$ (shown as G^2N^2) is the paper a question names as G2N2, G^2N^2, G²N² or in brackets."""
+    from ragqa.retrieve import name_key
+
     rows = [{"id": "g", "title": "G$^2$N$^2$ : Weisfeiler and Lehman go grammatical", "venue": "ICLR 2024", "year": 2024,
              "abstract": "We design graph networks from context-free grammars. They are as expressive as the 3-WL test."},
             {"id": "s", "title": "SF(DA)$^2$: Source-free Domain Adaptation Through the Lens of Data Augmentation",
              "abstract": "We adapt a source model without source data. Augmented views of target data guide the adaptation."}]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    pipeline = Pipeline(settings)
-    pipeline.ingest(LoadReport(papers=load_paths([path])[0].papers), progress=False)
+    pipeline = _indexed(settings, tmp_path, rows)
     for question, title in (("What is G2N2 and what does it do?", "G$"), ("How does G^2N^2 work?", "G$"),
                             ("what did the G²N² paper find", "G$"), ("Explain SF(DA)^2.", "SF("),
                             ("What is SF(DA)$^2$ and what does it do?", "SF(")):
@@ -125,21 +132,13 @@ def test_a_method_name_with_markup_is_named_however_it_is_typed(settings, tmp_pa
 def test_a_title_name_that_is_an_english_word_names_its_paper_only_as_written(settings, tmp_path):
     """ICML 2024's "AND: Audio Network Dissection…" named its paper in every question with an "and" in it (and LESS in
     every "less"): on the calibration index, 72 of the held-out split's 598 near-misses were answered for it alone."""
-    import json
-
-    from ragqa.corpus import LoadReport, load_paths
-    from ragqa.pipeline import Pipeline
-
-    path = tmp_path / "papers.jsonl"
     rows = [{"id": "a", "title": "AND: Audio Network Dissection for Interpreting Deep Acoustic Models",
              "abstract": "We describe neurons of audio networks in natural language. Each neuron gets a summary of what it hears."},
             {"id": "l", "title": "LESS: Selecting Influential Data for Targeted Instruction Tuning",
              "abstract": "We select a small share of instruction data by gradient similarity. Training on it matches the full data."},
             {"id": "f", "title": "FLIPAD: Detecting images of one generator by inverting it",
              "abstract": "We attribute an image to the generative model that made it by inverting that model."}]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    pipeline = Pipeline(settings)
-    pipeline.ingest(LoadReport(papers=load_paths([path])[0].papers), progress=False)
+    pipeline = _indexed(settings, tmp_path, rows)
 
     def named(question):
         return {h.meta["title"].split(":")[0] for h in pipeline.search(question, k=3, translate=False).hits if h.relevance == 1.0}
@@ -154,20 +153,12 @@ def test_a_title_name_that_is_an_english_word_names_its_paper_only_as_written(se
 def test_a_name_an_abstract_introduces_names_its_paper_when_it_is_that_papers_own(settings, tmp_path):
     """A titled paper's abstract introduces BOSS: "What is BOSS?" names it (answerable, first), as written; "boss" in
     lower case does not, nor does a name that several papers carry (XNet below: the name of a whole field, not a paper's)."""
-    import json
-
-    from ragqa.corpus import LoadReport, load_paths
-    from ragqa.pipeline import Pipeline
-
     rows = [{"id": "b", "title": "Balancing Feature Similarity and Label Variability for One-shot Subset Selection",
              "abstract": "Subset selection picks training data. We propose BOSS, a one-shot subset selection method. It wins."},
             {"id": "x0", "title": "A study of networks", "abstract": "We introduce XNet, a network for graphs. It is fast."}]
     rows += [{"id": f"x{i}", "title": f"Another study {i}", "abstract": f"We compare with XNet on task {i}. Results vary."}
              for i in (1, 2, 3)]
-    path = tmp_path / "papers.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    pipeline = Pipeline(settings)
-    pipeline.ingest(LoadReport(papers=load_paths([path])[0].papers), progress=False)
+    pipeline = _indexed(settings, tmp_path, rows)
     boss = next(pid for pid, m in pipeline.searcher.paper_meta().items() if m["label"] == "BOSS")
 
     def named(question):
@@ -228,21 +219,13 @@ def test_a_greek_letter_spelled_out_names_the_paper_that_writes_the_letter(index
 def test_a_name_typed_in_lower_case_or_one_slip_off_names_its_paper_unless_it_is_an_english_word(settings, tmp_path):
     """"flipad" names the paper whose abstract introduces FLIPAD, "difaug" the paper titled "DiffAug: …"; "boss" stays
     a word (BOSS is a paper's name too)."""
-    import json
-
-    from ragqa.corpus import LoadReport, load_paths
-    from ragqa.pipeline import Pipeline
-
     rows = [{"id": "f", "title": "Single-Model Attribution of Generative Models Through Final-Layer Inversion",
              "abstract": "We attribute images to one generator. We propose FLIPAD, a final-layer inversion method. It works."},
             {"id": "d", "title": "DiffAug: A Diffuse-and-Denoise Augmentation for Training Robust Classifiers",
              "abstract": "We augment images with one diffusion step. Classifiers become more robust to covariate shift."},
             {"id": "b", "title": "Balancing Feature Similarity and Label Variability for One-shot Subset Selection",
              "abstract": "We propose BOSS, a one-shot subset selection method. It picks a subset once."}]
-    path = tmp_path / "papers.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    pipeline = Pipeline(settings)
-    pipeline.ingest(LoadReport(papers=load_paths([path])[0].papers), progress=False)
+    pipeline = _indexed(settings, tmp_path, rows)
 
     def named(question):
         return [h.meta["title"][:6] for h in pipeline.search(question, k=3, translate=False).hits if h.relevance == 1.0]
