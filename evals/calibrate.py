@@ -73,6 +73,11 @@ def make_questions(paper, gold: str | None, rng: random.Random) -> list[Question
     return [Question(f"{paper.paper_id}-{i}", text, form, gold, paper.paper_id) for i, (form, text) in enumerate(out)]
 
 
+def collection(corpus: str, fraction: float, seed: int) -> str:
+    """The collection prefix a corpus's indexed `fraction` goes into (corpus: a listing's stem, or beir-<folder>)."""
+    return f"calib-{corpus}-{int(fraction * 100)}-{seed}"
+
+
 def _half(paper_id: str, fraction: float, seed: int) -> bool:
     return int(hashlib.sha1(f"{seed}:{paper_id}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < fraction
 
@@ -90,7 +95,7 @@ def index_half(pipeline_factory, corpus: Path, fraction: float, seed: int, progr
     bundled_ids = {p.paper_id for p in bundled.papers}
     indexed = [p for p in report.papers if _half(p.paper_id, fraction, seed) or p.paper_id in bundled_ids]
     held = [p for p in report.papers if p not in indexed]
-    pipeline = pipeline_factory(f"calib-{corpus.stem}-{int(fraction * 100)}-{seed}")
+    pipeline = pipeline_factory(collection(corpus.stem, fraction, seed))
     pipeline.ingest(LoadReport(papers=merge_all(list(bundled.papers) + indexed)), progress=progress)
     return pipeline, indexed, held
 
@@ -153,7 +158,7 @@ def build_beir(pipeline_factory, folder: Path, fraction: float, seed: int, limit
     papers, to_doc = beir_papers(beir, folder)
     indexed = [p for p in papers if _half(p.paper_id, fraction, seed)]
     by_doc = {to_doc[p.paper_id]: p.paper_id for p in indexed}
-    pipeline = pipeline_factory(f"calib-beir-{Path(folder).name}-{int(fraction * 100)}-{seed}")
+    pipeline = pipeline_factory(collection(f"beir-{Path(folder).name}", fraction, seed))
     pipeline.ingest(LoadReport(papers=indexed), progress=progress)
     questions = []
     for qid, text in beir.queries.items():
@@ -398,23 +403,24 @@ def calibrate(args) -> Path:
     calib_rows = [r for r in rows if not _half(r["paper"], 0.3, args.seed + 1)]
     test_rows = [r for r in rows if _half(r["paper"], 0.3, args.seed + 1)]
     embed_name = factory(None).embed_name
-    if getattr(args, "evaluate", None):  # measured, not fitted: its calibration part is the one it was fitted on (in sample)
-        calibration, extra = Calibration.from_json(json.loads(args.evaluate.read_text(encoding="utf-8"))), {"cv_question_scores": None}
+    evaluated = getattr(args, "evaluate", None)  # a calibration file measured, not fitted
+    if evaluated:  # its calibration part is the one it was fitted on (in sample)
+        calibration, extra = Calibration.from_json(json.loads(evaluated.read_text(encoding="utf-8"))), {"cv_question_scores": None}
     else:
         calibration, extra = fit(calib_rows, embed_name, args.target, args.seed, args.list_recall,
                                  () if args.operating_on == "all" else HUMAN_FORMS, args.model)
-    calibration = calibration if getattr(args, "evaluate", None) else replace(calibration, source=(
-        f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} --fraction {args.fraction} --seed {args.seed} "
-        f"--target {args.target} --list-recall {args.list_recall} --operating-on {args.operating_on} --model {args.model} "
-        f"--limit {args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])}"
-        f"{' --generated ' + ' '.join(Path(g).name for g in args.generated) if args.generated else ''} (git {git_revision()})"))
+        calibration = replace(calibration, source=(
+            f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} --fraction {args.fraction} --seed {args.seed} "
+            f"--target {args.target} --list-recall {args.list_recall} --operating-on {args.operating_on} --model {args.model} "
+            f"--limit {args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])}"
+            f"{' --generated ' + ' '.join(Path(g).name for g in args.generated) if args.generated else ''} (git {git_revision()})"))
     report = {"corpus": str(args.corpus.name), "embed_model": embed_name, "calibration": calibration.to_json(),
               "questions_by_form": dict(Counter(r["form"] for r in rows)),
               "calibration_split": evaluate(calibration, calib_rows, extra["cv_question_scores"]),
               "held_out_split": evaluate(calibration, test_rows)}
-    if getattr(args, "evaluate", None):
-        report["evaluated"] = f"{args.evaluate.name}, measured on these rows, not fitted (git {git_revision()})"
-    series = {("calibration split (in sample)" if getattr(args, "evaluate", None) else "calibration split (5-fold CV)"): ([r["gold"] is not None for r in calib_rows], report["calibration_split"].pop("_best")),
+    if evaluated:
+        report["evaluated"] = f"{evaluated.name}, measured on these rows, not fitted (git {git_revision()})"
+    series = {("calibration split (in sample)" if evaluated else "calibration split (5-fold CV)"): ([r["gold"] is not None for r in calib_rows], report["calibration_split"].pop("_best")),
               "held-out split": ([r["gold"] is not None for r in test_rows], report["held_out_split"].pop("_best"))}
     transfer_rows = {}
     for transfer in args.transfer or []:
@@ -431,9 +437,8 @@ def calibrate(args) -> Path:
         name = f"check-{dataset.name}"
         transfer_rows[name] = cached.get(name) or check_rows(factory(None), dataset)
         report[f"check:{dataset.name}"] = check_dataset(calibration, transfer_rows[name])
-    out = args.out or (args.evaluate if getattr(args, "evaluate", None) else
-                       base.calibration_dir / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', embed_name)}.json")
-    if out != getattr(args, "evaluate", None):  # a measured file is left as it is
+    out = args.out or evaluated or base.calibration_dir / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', embed_name)}.json"
+    if out != evaluated:  # a measured file is left as it is
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")
     folder = new_report_dir(args.report_dir, f"calibration-{embed_name}")

@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from .corpus import authors_of
+from .terms import REQUEST_VERBS
 
 # A surname alone becomes an author only after a cue that makes it one: a weak cue ("by Bengio")
 # only for a surname that is no word of the indexed texts ("improved by Adam", "the Long context"),
@@ -45,12 +46,9 @@ oral orals spotlight spotlights poster posters track accepted as total please pa
 venue venues conference conferences year years most more per grow grew growth change changed trend trends over
 time between since prolific top distribution area areas topic topics category categories keyword keywords
 tagged labelled labeled subject worked working
-studying proposing propose proposes proposed introducing introduce introduces introduced mention mentions mentioned mentioning
-discuss discusses discussed discussing regarding concerning tackle tackles tackling investigate investigates investigated
-investigating examine examines examined examining focusing focused dealing
 anything something everything got get gets looking look searching search want wants need needs interested
 i i'm im my we our us you your some other else also too just only see know
-""".split())
+""".split()) | REQUEST_VERBS
 
 
 def fold(name: str) -> str:

@@ -22,12 +22,15 @@ _FORM_WORDS = {
     # how a request is phrased in conversation ("whats the deal with X", "explain X simply", "briefly summarize X")
     "whats", "hows", "deal", "explain", "explains", "describe", "describes", "summarize", "summarise", "summary",
     "overview", "briefly", "simply", "please", "exactly", "actually", "basically", "really",
-    # what a list request says the papers do with its subject ("papers mentioning X", "work discussing X"), like
-    # study / propose / introduce / use above, in every form
-    "studying", "proposing", "introducing", "mention", "mentions", "mentioned", "mentioning", "discuss", "discusses",
-    "discussed", "discussing", "regarding", "concerning", "tackle", "tackles", "tackling", "investigate", "investigates",
-    "investigated", "investigating", "examine", "examines", "examined", "examining", "focusing", "focused", "dealing",
 }
+# what a list request says the papers do with its subject ("papers mentioning X", "work discussing X"), in every form:
+# request wording here and in metadata.FRAME_WORDS alike
+REQUEST_VERBS = frozenset("""
+studying proposing propose proposes proposed introducing introduce introduces introduced mention mentions mentioned
+mentioning discuss discusses discussed discussing regarding concerning tackle tackles tackling investigate investigates
+investigated investigating examine examines examined examining focusing focused dealing
+""".split())
+_FORM_WORDS |= REQUEST_VERBS
 
 
 def terms(text: str) -> list[str]:

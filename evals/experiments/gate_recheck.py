@@ -11,31 +11,35 @@ import sys
 from pathlib import Path
 
 from evals.calibrate import Question, _cached_rows, featurise
+from evals.experiments.refeaturise import CORPORA, collection_of
 from ragqa.config import Settings
 from ragqa.pipeline import Pipeline
 from ragqa.retrieve import search
 
 ROOT = Path(__file__).resolve().parents[2]
-COLLECTIONS = {"main": "calib-icml2024-50-0", "iclr2024.jsonl": "calib-iclr2024-50-0"}
 
 
 def main() -> None:
     report, out = Path(sys.argv[1]), Path(sys.argv[2])
     base = Settings()
-    claims = Pipeline(base.model_copy(update={"collection_prefix": "calib-beir-scifact-50-0"}))
+    pipelines: dict[str, Pipeline] = {}
+
+    def pipeline(name: str, row: dict) -> Pipeline:
+        prefix = "check" if name.startswith("check-") else collection_of(name, row)
+        if prefix not in pipelines:
+            pipelines[prefix] = Pipeline(base.model_copy(update={"vectorstore_dir": ROOT / "vectorstore"}) if prefix == "check"
+                                         else base.model_copy(update={"collection_prefix": prefix}))
+        return pipelines[prefix]
+
     new = {}
     for name, rows in _cached_rows(report).items():
-        if name.startswith("check-"):
-            pipeline = Pipeline(base.model_copy(update={"vectorstore_dir": ROOT / "vectorstore"}))
-        elif name in COLLECTIONS:
-            pipeline = Pipeline(base.model_copy(update={"collection_prefix": COLLECTIONS[name]}))
-        else:
+        if not (name.startswith("check-") or name in CORPORA):
             continue
         changed = []
         for r in rows:
             if not r["gate"]:
                 continue
-            p = claims if r["form"] == "claim" else pipeline
+            p = pipeline(name, r)
             if not search(p.searcher, r["question"], k=10).missing_name:
                 q = Question(r["id"], r["question"], r["form"], tuple(r["gold"]) if r["gold"] else None, r["paper"])
                 changed += featurise(p, [q], progress=False)

@@ -20,7 +20,15 @@ from pathlib import Path
 from ragqa.answerability import MEASURED
 
 NAMED = MEASURED.index("named")
-PREFIX = {"beir": "calib-beir-scifact-50-0", "main": "calib-icml2024-50-0", "iclr2024.jsonl": "calib-iclr2024-50-0"}
+# saved rows files -> the corpus whose collection their questions were searched in (SciFact's claims: their own)
+CORPORA = {"main": "icml2024", "iclr2024.jsonl": "iclr2024"}
+
+
+def collection_of(rows_file: str, row: dict) -> str:
+    """The collection a saved row was measured in, as `ragqa eval calibrate --fraction 0.5 --seed 0` names it."""
+    from evals.calibrate import collection
+
+    return collection("beir-scifact" if row["id"].startswith("beir-") else CORPORA[rows_file], 0.5, 0)
 
 
 def main() -> None:
@@ -48,7 +56,7 @@ def main() -> None:
         for i, r in enumerate(rows):
             if not r["x"] or not moves(r):
                 continue
-            prefix = PREFIX["beir"] if r["id"].startswith("beir-") else PREFIX[key]
+            prefix = collection_of(key, r)
             q = Question(r["id"], r["question"], r["form"], tuple(r["gold"]) if r["gold"] else None, r["paper"])
             new = featurise(pipeline(prefix), [q], progress=False)[0]
             moved["measured again"] += 1
