@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from .errors import RagqaError
+from .errors import RagqaError, StoreDamagedError
 
 
 def json_line(obj) -> str:
@@ -113,7 +113,12 @@ def _verify(pipeline) -> int:
     """Report and repair what a killed run left: papers whose chunks fall short of their catalogued
     count (re-embedded from the catalog) and chunks of a half-removed paper (removed)."""
     index = pipeline.index(create=False)
-    missing, orphans = index.incomplete(), index.orphans()
+    try:
+        missing, orphans = index.incomplete(), index.orphans()
+    except StoreDamagedError:  # Chroma killed while saving its vector index: the catalog still has every paper
+        print(f"{index.name}: the vector index cannot be read; rebuilding it from the paper catalog ({index.catalog.count()} papers)")
+        index.reset_vectors()
+        missing, orphans = index.incomplete(), []
     if not missing and not orphans:
         print(f"{index.name}: every paper is complete ({index.catalog.count()} papers, {index.count()} chunks)")
         return 0

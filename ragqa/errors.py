@@ -27,3 +27,7 @@ class PromptError(RagqaError):
 
 class StoreUnavailableError(RagqaError):
     """The Chroma server cannot be reached (not started, or gone away)."""
+
+
+class StoreDamagedError(RagqaError):
+    """A collection's vector index cannot be read (Chroma was killed while saving it); the catalog still holds every paper."""

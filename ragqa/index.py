@@ -198,9 +198,9 @@ class PaperIndex:
         self.embed_name = embed_name
         self.client = client or open_client(settings)
         self.name = collection_name(settings, embed_name)
-        meta = {"embed_model": embed_name, "chunk_size": settings.chunk_size,
-                "chunk_overlap": settings.chunk_overlap, "tokenizer": TOKENIZER}
-        self.collection = get_collection(self.client, self.name, meta, create=create, settings=settings)
+        self._collection_meta = {"embed_model": embed_name, "chunk_size": settings.chunk_size,
+                                 "chunk_overlap": settings.chunk_overlap, "tokenizer": TOKENIZER}
+        self.collection = get_collection(self.client, self.name, self._collection_meta, create=create, settings=settings)
         self.catalog = Catalog(settings.catalog_path(self.name))
         if self.catalog.count() == 0 and self.count():
             self._catalog_from_chunks()
@@ -208,6 +208,12 @@ class PaperIndex:
                 raise IndexMissingError(
                     f"No paper catalog at {self.catalog.path} for the {self.count()} chunks in '{self.name}'. Point "
                     "RAGQA_CATALOG_DIR at the folder that holds it, or run 'ragqa ingest' with the same files (nothing is re-embedded).")
+
+    def reset_vectors(self) -> None:
+        """Drop the collection (its vector index could not be read: StoreDamagedError) and create it empty; the
+        catalog is kept, so `ragqa ingest --verify` embeds every catalogued paper's chunks again from it."""
+        self.client.delete_collection(self.name)
+        self.collection = get_collection(self.client, self.name, self._collection_meta, create=True, settings=self.settings)
 
     def _catalog_from_chunks(self) -> None:
         """A store written before the catalog: its chunks carry the full record; copy it once."""

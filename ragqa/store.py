@@ -9,7 +9,7 @@ import hashlib
 import re
 
 from .config import Settings
-from .errors import IndexMissingError, RagqaError, StoreUnavailableError
+from .errors import IndexMissingError, RagqaError, StoreDamagedError, StoreUnavailableError
 
 
 def collection_name(settings: Settings, embed_name: str) -> str:
@@ -33,10 +33,23 @@ def _transport_failure(exc: BaseException) -> bool:
     return isinstance(exc, (httpx.TransportError, ConnectionError)) or "Could not connect to" in str(exc)
 
 
+# what Chroma's errors say when a collection's HNSW files cannot be read back (a write killed half-way: a truncated
+# index_metadata.pickle, "Error constructing hnsw segment reader ... EOF while parsing")
+_DAMAGED = re.compile(r"hnsw segment|deserializ|Error loading hnsw", re.I)
+
+
+def damaged(settings: Settings, name: str, exc: BaseException) -> StoreDamagedError:
+    where = f"{settings.chroma_host}:{settings.chroma_port}" if settings.chroma_host else str(settings.vectorstore_dir)
+    detail = str(exc).strip().splitlines()[-1][-110:] if str(exc).strip() else type(exc).__name__
+    return StoreDamagedError(
+        f"The vector index of '{name}' at {where} cannot be read (…{detail}); an ingest was probably stopped while Chroma "
+        "saved it. Run 'ragqa ingest --verify' to rebuild it from the paper catalog: every paper is kept, its chunks are embedded again.")
+
+
 class GuardedCollection:
-    """A server collection whose calls turn a lost connection into one StoreUnavailableError, so every
-    entry point (CLI, a running serve, evals) says the same thing; the next call after the server
-    returns simply works (the HTTP client reconnects)."""
+    """A collection whose calls turn a lost server connection into one StoreUnavailableError and a vector index that
+    cannot be read into one StoreDamagedError, so every entry point (CLI, a running serve, evals) says the same thing;
+    the next call after the server returns simply works (the HTTP client reconnects)."""
 
     def __init__(self, collection, settings: Settings):
         self._collection, self._settings = collection, settings
@@ -50,8 +63,10 @@ class GuardedCollection:
             try:
                 return attr(*args, **kwargs)
             except Exception as exc:
-                if _transport_failure(exc):
+                if self._settings.chroma_host and _transport_failure(exc):
                     raise unreachable(self._settings, exc) from None
+                if _DAMAGED.search(str(exc)):
+                    raise damaged(self._settings, self._collection.name, exc) from None
                 raise
         return call
 
@@ -86,9 +101,9 @@ def open_client(settings: Settings):
 
 def get_collection(client, name: str, metadata: dict | None = None, create: bool = True, settings: Settings | None = None):
     """The named collection (cosine space); with create=False a missing one is IndexMissingError.
-    With a server (`settings.chroma_host`), a GuardedCollection."""
+    Given `settings`, a GuardedCollection."""
     def guarded(collection):
-        return GuardedCollection(collection, settings) if settings is not None and settings.chroma_host else collection
+        return GuardedCollection(collection, settings) if settings is not None else collection
 
     if create:
         meta = {"hnsw:space": "cosine", **(metadata or {})}

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import tiktoken
 
 from ragqa.corpus import load_file
@@ -215,3 +217,39 @@ def test_an_ingest_in_slices_writes_what_one_slice_writes(settings, tmp_path):
         chunks = {cid: ([round(x, 6) for x in vec], meta) for cid, vec, meta in zip(got["ids"], got["embeddings"], got["metadatas"])}
         stores.append((chunks, index.papers(), index.catalog.term_frequencies(["graph", "learning", "paper"])))
     assert stores[0] == stores[1] and len(stores[0][0]) == 12
+
+
+def test_a_vector_index_chroma_could_not_finish_saving_is_reported_and_rebuilt_from_the_catalog(settings, tmp_path):
+    """A 1M-paper ingest killed while Chroma saved its HNSW files left a truncated index_metadata.pickle: every read then
+    failed with Chroma's traceback. Now one line says so and what to run; `ragqa ingest --verify` drops the vectors and
+    embeds every paper again from the catalog, which the kill did not touch. Each step is its own process, as a user's
+    are (Chroma first writes that file past 1,000 vectors, hence 1,100 papers)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ragqa.pipeline import Pipeline
+
+    rows = [{"id": f"p{i}", "title": f"Paper {i}", "abstract": f"Paper {i} studies zq{i}x and wv{i}y. It has one more sentence."}
+            for i in range(1100)]
+    (tmp_path / "lib.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    Pipeline(settings).ingest(Pipeline(settings).load([tmp_path / "lib.jsonl"])[0], progress=False)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAGQA_")}, "HF_HUB_OFFLINE": "1",
+           "RAGQA_VECTORSTORE_DIR": str(settings.vectorstore_dir), "RAGQA_EMBED_MODEL": "hash", "RAGQA_DATA_DIR": "/nonexistent"}
+
+    def ragqa(*args):
+        return subprocess.run([str(Path(sys.executable).with_name("ragqa")), *args], env=env, capture_output=True, text=True, timeout=300)
+    query = "work on zq17x and wv17y"  # words only Paper 17 has
+    before = ragqa("search", query, "--k", "5")
+    (saved,) = settings.vectorstore_dir.glob("*/index_metadata.pickle")
+    saved.write_bytes(saved.read_bytes()[:len(saved.read_bytes()) // 2])
+    broken = ragqa("search", query, "--k", "5")
+    assert broken.returncode != 0 and "Traceback" not in broken.stderr and len(broken.stderr.strip().splitlines()) == 1
+    assert "ragqa ingest --verify" in broken.stderr
+    repaired = ragqa("ingest", "--verify")
+    assert repaired.returncode == 0 and "1100 incomplete papers" in repaired.stdout, repaired.stderr
+    assert "every paper is complete (1100 papers, 1100 chunks)" in ragqa("ingest", "--verify").stdout
+    after = ragqa("search", query, "--k", "5")
+    assert before.returncode == after.returncode == 0
+    assert " 1. Paper 17  [" in before.stdout and " 1. Paper 17  [" in after.stdout and " 5. Paper " in after.stdout
