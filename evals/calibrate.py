@@ -408,7 +408,7 @@ def calibrate(args) -> Path:
         calibration, extra = Calibration.from_json(json.loads(evaluated.read_text(encoding="utf-8"))), {"cv_question_scores": None}
     else:
         calibration, extra = fit(calib_rows, embed_name, args.target, args.seed, args.list_recall,
-                                 () if args.operating_on == "all" else HUMAN_FORMS, args.model)
+                                 {"all": (), "written": ("generated",)}.get(args.operating_on, HUMAN_FORMS), args.model)
         calibration = replace(calibration, source=(
             f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} --fraction {args.fraction} --seed {args.seed} "
             f"--target {args.target} --list-recall {args.list_recall} --operating-on {args.operating_on} --model {args.model} "

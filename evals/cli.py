@@ -83,8 +83,9 @@ def add_eval_command(sub) -> None:
     k.add_argument("--list-recall", type=float, default=0.9, help="share of answering papers a list must include (sets the list threshold)")
     k.add_argument("--model", choices=["trees", "logistic"], default="trees",
                    help="gradient-boosted trees, monotone in each feature (default), or a logistic model")
-    k.add_argument("--operating-on", choices=["human", "all"], default="human",
-                   help="set the operating points on the human-written (--beir) and generated (--generated) questions, or on all")
+    k.add_argument("--operating-on", choices=["human", "written", "all"], default="human",
+                   help="set the operating points on the human-written (--beir) and generated (--generated) questions, on the "
+                        "generated ones alone (written), or on all")
     k.add_argument("--seed", type=int, default=0)
     k.add_argument("--limit", type=int, default=None, help="at most N questions per corpus")
     k.add_argument("--embed", default=None, help="embedding model (default: Settings')")

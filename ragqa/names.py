@@ -79,9 +79,20 @@ class NameIndex:
             return False
         if fold(name) in self._surnames() or self.catalog.name_hits(_query(pieces, "{label title}", plural=False), 1):
             return True
-        loose = re.compile(r"(?<![\w-])" + _SEPARATOR.join(pieces) + r"(?![\w-])", re.I)
-        for _, text in self.catalog.name_hits(_query(pieces, "text", plural=False), _SCAN):
-            for match in loose.finditer(text):
-                if _INTRODUCING.search(text[max(0, match.start() - 80):match.start()].rsplit(".", 1)[-1]):
-                    return True
-        return False
+        return any(_introduced_in(text, pieces) for _, text in self.catalog.name_hits(_query(pieces, "text", plural=False), _SCAN))
+
+    def own_papers(self, name: str, limit: int) -> list[str]:
+        """The papers whose abstract introduces `name` ("we introduce ... p-annealing"), when at most `limit` indexed
+        papers carry it at all (its own paper, and one that cites or compares with it); none when more do, as a name
+        many papers use (LoRA, GPT-4) is no one paper's own."""
+        pieces = parts(name)
+        hits = dict(self.catalog.name_hits(_query(pieces, plural=False), limit + 1)) if pieces else {}
+        if len(hits) > limit:
+            return []
+        return [pid for pid, text in hits.items() if _introduced_in(text, pieces)]
+
+
+def _introduced_in(text: str, pieces: list[str]) -> bool:
+    """The text names the pieces' name after an introducing verb of the same sentence ("we propose/introduce/call ... NAME")."""
+    loose = re.compile(r"(?<![\w-])" + _SEPARATOR.join(pieces) + r"(?![\w\-*+])", re.I)  # JKOnet* or LoRA+ is not JKOnet or LoRA
+    return any(_INTRODUCING.search(text[max(0, m.start() - 80):m.start()].rsplit(".", 1)[-1]) for m in loose.finditer(text or ""))

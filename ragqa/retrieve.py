@@ -163,6 +163,20 @@ def _method_names(metas: dict[str, dict]) -> dict[str, list[str]]:
     return {k: list(dict.fromkeys(v)) for k, v in names.items()}
 
 
+def name_like(word: str) -> bool:
+    """A word written as a method name: a capital, digit, star or Greek letter after its first character (InstructGPT,
+    SAE-2, JKOnet*, Wasserstein-GAN) or a single-letter part (p-annealing, t-SNE); not an English word, nor a hyphenated
+    compound of lower-case words (self-supervised, neuro-symbolic, offline-to-online).
+    Nor a number (2022) or the plural of an acronym (SAEs, LLMs: a kind of thing, as clean.py's labels hold)."""
+    if len(name_key(word)) < 4 or word.lower() in english_words() or not re.search(r"[^\W\d_]", word):
+        return False
+    if re.fullmatch(r"[A-Z]+s", word):
+        return False
+    if re.search(r".[A-Z0-9*+α-ωΑ-Ω]", word):
+        return True
+    return bool(re.search(r"(?:^|-)[a-z]-|-[a-z]$", word))  # a variable for a part: p-annealing, k-means, h-consistency
+
+
 # at most this many indexed papers may carry a name an abstract introduces for it to name that paper (its own, and a
 # paper that cites or compares with it); a design choice, not fitted
 _OWN_NAME = 2
@@ -588,6 +602,13 @@ class Searcher:
         for key, word in introduced.items():  # a name an abstract introduces counts when it is that paper's own (one look-up a name)
             if self.names.mentioned_by(word, _OWN_NAME + 1) <= _OWN_NAME:
                 found += self._names[key]
+        # any other word written as a name ("p-annealing", "t-SNE", "InstructGPT") names the paper whose abstract
+        # introduces it, when that is its own (at most _OWN_NAME papers carry it): every name an abstract introduces, not
+        # only its label
+        for word in dict.fromkeys(w.strip("-") for w in re.findall(r"[\w\-*+α-ωΑ-Ω]+", query)):
+            keys = (name_key(word), "~" + name_key(word), "=" + name_key(word, cased=True))
+            if name_like(word) and not any(k in self._names for k in keys):
+                found += self.names.own_papers(word, _OWN_NAME)
         return [p for p in dict.fromkeys(found) if allowed is None or p in allowed]
 
     def _spelled(self, typed: list[str]) -> list[str]:

@@ -1,10 +1,11 @@
 """Re-measure the saved calibration rows a change can move, against the same calibration store: `named` (default), the
-rows where some candidate was named (relevance 1.0 from the name look-up: a change to name matching); `hyphen`, the
+rows where some candidate was named (relevance 1.0 from the name look-up: a change to name matching); `namelike`, the
+rows whose question holds a word written as a name (retrieve.name_like: a change to which names name a paper); `hyphen`, the
 rows whose question holds a hyphenated word (a change to how its terms are read), so `ragqa eval calibrate --rows` refits on
 what the current code measures without rebuilding every row (~20 min). Other rows are copied as saved; the check
 sets' rows are left out, so the refit measures them again on the bundled index.
 
-    RAGQA_VECTORSTORE_DIR=<calibration store> python -m evals.experiments.refeaturise <report folder> <out folder> [named|hyphen]
+    RAGQA_VECTORSTORE_DIR=<calibration store> python -m evals.experiments.refeaturise <report folder> <out folder> [named|namelike|hyphen]
 
 Collections as `ragqa eval calibrate --fraction 0.5 --seed 0` names them: SciFact claims (ids beir-*) in
 calib-beir-scifact-50-0, the ICML rows in calib-icml2024-50-0, the ICLR transfer rows in calib-iclr2024-50-0.
@@ -35,11 +36,13 @@ def main() -> None:
     from evals.calibrate import Question, featurise
     from ragqa.config import Settings
     from ragqa.pipeline import Pipeline
+    from ragqa.retrieve import name_like
 
     folder, out = Path(sys.argv[1]), Path(sys.argv[2])
     which = sys.argv[3] if len(sys.argv) > 3 else "named"
     moves = {"named": lambda r: any(v[NAMED] >= 1.0 for v in r["x"]),
-             "hyphen": lambda r: re.search(r"\w-\w", r["question"]) is not None}[which]
+             "hyphen": lambda r: re.search(r"\w-\w", r["question"]) is not None,
+             "namelike": lambda r: any(name_like(w.strip("-")) for w in re.findall(r"[\w\-*+α-ωΑ-Ω]+", r["question"]))}[which]
     out.mkdir(parents=True, exist_ok=True)
     base = Settings()
     shared = Pipeline(base)

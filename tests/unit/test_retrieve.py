@@ -168,6 +168,32 @@ def test_a_name_an_abstract_introduces_names_its_paper_when_it_is_that_papers_ow
     assert named("What is XNet?") == []  # four papers carry it
 
 
+def test_every_name_an_abstract_introduces_names_its_paper_not_only_its_label(settings, tmp_path):
+    """"what is p-annealing?" named no paper (a new user's question, refused at P 0.011): the abstract introduces
+    p-annealing, but its label is the title. Any word written as a name (a single-letter part, an inner capital) names the
+    paper that introduces it when at most two papers carry it; a compound of English words (self-supervised) never does."""
+    from ragqa.retrieve import name_like
+
+    rows = [{"id": "p", "title": "Measuring Progress in Dictionary Learning with Board Game Models",
+             "abstract": "We measure sparse autoencoders on chess models. We introduce a new training technique, p-annealing, "
+                         "which improves our metric. We also propose a self-supervised probe."},
+            {"id": "c", "title": "Sparse Autoencoders at Scale", "abstract": "We train sparse autoencoders with p-annealing "
+                                                                             "and top-k activations on large models."},
+            {"id": "m", "title": "Memory for Agents", "abstract": "We propose MemNet, a memory for agents. It recalls well."}]
+    rows += [{"id": f"u{i}", "title": f"Agents {i}", "abstract": f"We compare with MemNet on task {i}. It forgets."} for i in (1, 2)]
+    pipeline = _indexed(settings, tmp_path, rows)
+
+    def named(question):
+        return {h.paper_id for h in pipeline.search(question, k=5, translate=False).hits if h.relevance == 1.0}
+    own = next(pid for pid, m in pipeline.searcher.paper_meta().items() if m["title"].startswith("Measuring"))
+    assert named("what is p-annealing and where was it proposed?") == {own}  # the citing paper does not introduce it
+    assert named("Is there a self-supervised probe for chess models?") == set()
+    assert named("What is MemNet?") == set()  # three papers carry it: no one paper's own
+    assert name_like("p-annealing") and name_like("InstructGPT") and name_like("t-SNE")
+    assert not name_like("self-supervised") and not name_like("neuro-symbolic") and not name_like("Which") and not name_like("GPU")
+    assert not name_like("2022") and not name_like("SAEs")  # "Who won the 2022 World Cup?" named a paper
+
+
 def test_a_name_in_the_users_own_words_counts_when_the_translation_drops_it(indexed):
     """"JKOnet*学到了什么？" translated as "What did JKOnet learn?": the star is gone, the user's own JKOnet* still names it."""
     from ragqa.retrieve import search
