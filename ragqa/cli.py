@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -82,10 +84,31 @@ def _read_batch(path: str) -> list[dict]:
 
 
 # -- ingest / stats ------------------------------------------------------------------------------
+def _stop_between_writes() -> None:
+    """SIGTERM (docker stop, systemd, a session's end) and SIGINT stop an ingest as Ctrl-C does: the handler runs between
+    Python steps, never inside Chroma's save of its vector index (a native call it waits for), which a kill can leave
+    half-written (StoreDamagedError). Set here, as a shell's background job inherits SIGINT ignored."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        return
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+
+
 def cmd_ingest(args) -> int:
     pipeline = _pipeline(args)
     if args.status:
         return cmd_stats(args)
+    _stop_between_writes()
+    try:
+        return _ingest(pipeline, args)
+    except KeyboardInterrupt:
+        _err("ingest stopped: the papers written so far are kept; run the same command to go on (written papers are skipped)")
+        return 130
+
+
+def _ingest(pipeline, args) -> int:
     if args.verify:
         return _verify(pipeline)
     paths = [Path(p) for p in args.paths] or [pipeline.settings.data_dir]

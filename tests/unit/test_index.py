@@ -253,3 +253,48 @@ def test_a_vector_index_chroma_could_not_finish_saving_is_reported_and_rebuilt_f
     after = ragqa("search", query, "--k", "5")
     assert before.returncode == after.returncode == 0
     assert " 1. Paper 17  [" in before.stdout and " 1. Paper 17  [" in after.stdout and " 5. Paper " in after.stdout
+
+
+def test_sigterm_stops_an_ingest_between_writes_and_the_same_command_goes_on(settings, tmp_path):
+    """SIGTERM (docker stop, a session's end) used to kill `ragqa ingest` wherever it was, inside Chroma's save of its
+    vector index too; now it stops between Python steps with one line, the store stays readable, and the same command
+    writes the rest (a shell's background job, as here, inherits SIGINT ignored: SIGTERM is what reaches it)."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    rows = [{"id": f"p{i}", "title": f"Paper {i}", "abstract": f"Paper {i} studies zq{i}x and wv{i}y. It has one more sentence."}
+            for i in range(3000)]
+    (tmp_path / "lib.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    store = tmp_path / "store"
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAGQA_")}, "HF_HUB_OFFLINE": "1",
+           "RAGQA_VECTORSTORE_DIR": str(store), "RAGQA_EMBED_MODEL": "hash", "RAGQA_DATA_DIR": "/nonexistent",
+           "RAGQA_WRITE_BATCH_SIZE": "50"}
+    ragqa = str(Path(sys.executable).with_name("ragqa"))
+    proc = subprocess.Popen([ragqa, "ingest", "--quiet", str(tmp_path / "lib.jsonl")], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+    def written():
+        try:
+            with sqlite3.connect(next(store.glob("*.catalog.sqlite"))) as db:
+                return db.execute("SELECT COUNT(*) FROM papers").fetchone()[0]
+        except (StopIteration, sqlite3.Error):
+            return 0
+    deadline = time.time() + 120
+    while written() < 200 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "ingest stopped" in err and "Traceback" not in err, (proc.returncode, err[-500:])
+    first = written()
+    assert 0 < first < 3000
+    search = subprocess.run([ragqa, "search", "work on zq7x and wv7y", "--k", "3"], env=env, capture_output=True, text=True)
+    assert search.returncode == 0, search.stderr
+    again = subprocess.run([ragqa, "ingest", "--quiet", str(tmp_path / "lib.jsonl")], env=env, capture_output=True, text=True)
+    assert again.returncode == 0 and f"{3000 - first} new" in again.stdout, again.stdout + again.stderr
+    assert "every paper is complete (3000 papers, 3000 chunks)" in subprocess.run(
+        [ragqa, "ingest", "--verify"], env=env, capture_output=True, text=True).stdout
