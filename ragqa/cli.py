@@ -154,7 +154,7 @@ def _verify(pipeline) -> int:
     print(f"{index.name}: {len(missing)} incomplete papers ({sum(missing.values())} chunks missing): {', '.join(sorted(missing)[:10])}")
     from .corpus import LoadReport
 
-    result = pipeline.ingest(LoadReport(papers=index.stored_papers(sorted(missing))), progress=False)
+    result = pipeline.ingest(LoadReport(papers=index.stored_slices(sorted(missing))), progress=False)
     left = index.incomplete()
     print(f"repaired {result.repaired_papers} papers ({result.embedded_chunks} chunks embedded); {len(left)} still incomplete")
     return 0 if not left else 1
