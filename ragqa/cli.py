@@ -10,6 +10,7 @@ import signal
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import RagqaError, StoreDamagedError
@@ -84,25 +85,32 @@ def _read_batch(path: str) -> list[dict]:
 
 
 # -- ingest / stats ------------------------------------------------------------------------------
-def _stop_between_writes() -> None:
-    """SIGTERM (docker stop, systemd, a session's end) and SIGINT stop an ingest as Ctrl-C does: the handler runs between
-    Python steps, never inside Chroma's save of its vector index (a native call it waits for), which a kill can leave
-    half-written (StoreDamagedError). Set here, as a shell's background job inherits SIGINT ignored."""
+@contextmanager
+def _stop_between_writes():
+    """While it is open, SIGTERM (docker stop, systemd, a session's end) and SIGINT stop an ingest as Ctrl-C does: the
+    handler runs between Python steps, never inside Chroma's save of its vector index (a native call it waits for),
+    which a kill can leave half-written (StoreDamagedError). Set here, as a shell's background job inherits SIGINT
+    ignored; the caller's handlers come back after."""
     def stop(signum, frame):
         raise KeyboardInterrupt
     if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
         return
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def cmd_ingest(args) -> int:
     pipeline = _pipeline(args)
     if args.status:
         return cmd_stats(args)
-    _stop_between_writes()
     try:
-        return _ingest(pipeline, args)
+        with _stop_between_writes():
+            return _ingest(pipeline, args)
     except KeyboardInterrupt:
         _err("ingest stopped: the papers written so far are kept; run the same command to go on (written papers are skipped)")
         return 130

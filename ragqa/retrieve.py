@@ -163,6 +163,14 @@ def _method_names(metas: dict[str, dict]) -> dict[str, list[str]]:
     return {k: list(dict.fromkeys(v)) for k, v in names.items()}
 
 
+_NAME_RUN = re.compile(r"[\w\-*+α-ωΑ-Ω]+")  # a run of the characters a name is written with (JKOnet*'s, CRATE-α)
+
+
+def name_like_words(text: str) -> list[str]:
+    """The words of `text` written as names (name_like), each once, in order."""
+    return [w for w in dict.fromkeys(w.strip("-") for w in _NAME_RUN.findall(text)) if name_like(w)]
+
+
 def name_like(word: str) -> bool:
     """A word written as a method name: a capital, digit, star or Greek letter after its first character (InstructGPT,
     SAE-2, JKOnet*, Wasserstein-GAN) or a single-letter part (p-annealing, t-SNE); not an English word, nor a hyphenated
@@ -584,7 +592,7 @@ class Searcher:
         """Papers whose method name the question uses (_method_names), each word taken as typed (SF(DA)^2?) and as
         its runs of name characters (JKOnet*'s)."""
         query = CJK.sub(" ", query)  # JKOnet*学到了什么 -> JKOnet*
-        typed = query.split() + re.findall(r"[\w\-*+α-ωΑ-Ω]+", query)
+        typed = query.split() + _NAME_RUN.findall(query)
         found = self._spelled(typed)
         introduced = {k: w for w in typed for k in ("~" + name_key(w), "=" + name_key(w, cased=True)) if k in self._names}
         # a name typed in lower case ("flipad" for FLIPAD) or one slip off ("difaug" for DiffAug), when it is no English
@@ -605,9 +613,8 @@ class Searcher:
         # any other word written as a name ("p-annealing", "t-SNE", "InstructGPT") names the paper whose abstract
         # introduces it, when that is its own (at most _OWN_NAME papers carry it): every name an abstract introduces, not
         # only its label
-        for word in dict.fromkeys(w.strip("-") for w in re.findall(r"[\w\-*+α-ωΑ-Ω]+", query)):
-            keys = (name_key(word), "~" + name_key(word), "=" + name_key(word, cased=True))
-            if name_like(word) and not any(k in self._names for k in keys):
+        for word in name_like_words(query):
+            if not any(k in self._names for k in (name_key(word), "~" + name_key(word), "=" + name_key(word, cased=True))):
                 found += self.names.own_papers(word, _OWN_NAME)
         return [p for p in dict.fromkeys(found) if allowed is None or p in allowed]
 

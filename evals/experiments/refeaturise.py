@@ -36,13 +36,13 @@ def main() -> None:
     from evals.calibrate import Question, featurise
     from ragqa.config import Settings
     from ragqa.pipeline import Pipeline
-    from ragqa.retrieve import name_like
+    from ragqa.retrieve import name_like_words
 
     folder, out = Path(sys.argv[1]), Path(sys.argv[2])
     which = sys.argv[3] if len(sys.argv) > 3 else "named"
     moves = {"named": lambda r: any(v[NAMED] >= 1.0 for v in r["x"]),
              "hyphen": lambda r: re.search(r"\w-\w", r["question"]) is not None,
-             "namelike": lambda r: any(name_like(w.strip("-")) for w in re.findall(r"[\w\-*+α-ωΑ-Ω]+", r["question"]))}[which]
+             "namelike": lambda r: bool(name_like_words(r["question"]))}[which]
     out.mkdir(parents=True, exist_ok=True)
     base = Settings()
     shared = Pipeline(base)
