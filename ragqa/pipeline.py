@@ -75,6 +75,10 @@ class Pipeline:
 
     @cached_property
     def searcher(self) -> "Searcher":
+        if self._embedder is None:  # the ONNX session opens while retrieve's and the store's imports run
+            from .models import prefetch_embedder
+
+            prefetch_embedder(self.settings)
         from .retrieve import Searcher
 
         index = self.index(create=False)

@@ -47,3 +47,16 @@ def test_default_question_side_imports_no_torch():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"HF_HUB_OFFLINE": "1", "PATH": ""})
     assert done.returncode == 0, done.stderr[-400:]
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_a_prefetched_session_embeds_as_one_opened_on_demand():
+    from ragqa import onnx_session
+    from ragqa.models import prefetch_embedder
+
+    prefetch_embedder(Settings(query_backend="onnx"))
+    assert len(onnx_session._pending) == 1
+    prefetched = load_embedder(Settings(query_backend="onnx"), queries=True)
+    assert not onnx_session._pending  # taken
+    fresh = load_embedder(Settings(query_backend="onnx"), queries=True)
+    assert prefetched._session is not fresh._session
+    assert np.allclose(prefetched.get_text_embedding_batch(TEXTS), fresh.get_text_embedding_batch(TEXTS), atol=1e-6)
