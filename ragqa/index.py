@@ -19,7 +19,7 @@ from .config import Settings
 from .catalog import DEFAULT_LIBRARY, Catalog
 from .corpus import Paper, authors_of, merge_papers
 from .errors import IndexMissingError, QueryError
-from .store import collection_name, get_collection, open_client
+from .store import collection_name, drop_collection, get_collection, open_client
 
 if TYPE_CHECKING:  # llama-index is imported lazily: an unchanged re-ingest never needs it
     from .lexical import LexicalIndex
@@ -228,7 +228,7 @@ class PaperIndex:
     def reset_vectors(self) -> None:
         """Drop the collection (its vector index could not be read: StoreDamagedError) and create it empty; the
         catalog is kept, so `ragqa ingest --verify` embeds every catalogued paper's chunks again from it."""
-        self.client.delete_collection(self.name)
+        drop_collection(self.client, self.name, self.settings)
         self.collection = get_collection(self.client, self.name, self._collection_meta, create=True, settings=self.settings)
 
     def _catalog_from_chunks(self) -> None:

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
+import sqlite3
+import uuid
+from contextlib import closing
+from pathlib import Path
 
 from .config import Settings
 from .errors import IndexMissingError, RagqaError, StoreDamagedError, StoreUnavailableError
@@ -116,3 +121,25 @@ def get_collection(client, name: str, metadata: dict | None = None, create: bool
         raise IndexMissingError(
             f"No index '{name}' in the store. Run 'ragqa ingest' (bundled papers) or 'ragqa ingest FILE'."
         ) from None
+
+
+def drop_collection(client, name: str, settings: Settings) -> None:
+    """Delete a collection and, in an embedded store, its vector index folder: Chroma 1.x deletes the collection's rows
+    but leaves `<store>/<segment id>/` on disk (chroma-core/chroma#5259), ~2.5 KB per chunk here (GBs at 1M papers)."""
+    folders = [] if settings.chroma_host else _vector_folders(settings.vectorstore_dir, client.get_collection(name).id)
+    client.delete_collection(name)
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _vector_folders(store: Path, collection_id) -> list[Path]:
+    """The folders of one collection's vector segments, from Chroma's own `segments` table (read only); none when that
+    table cannot be read as expected, so a future Chroma layout costs disk space, never another collection's files."""
+    try:
+        with closing(sqlite3.connect(f"file:{store / 'chroma.sqlite3'}?mode=ro", uri=True)) as db:
+            rows = db.execute("SELECT id FROM segments WHERE collection = ? AND scope = 'VECTOR'", (str(collection_id),)).fetchall()
+        names = [str(uuid.UUID(str(row[0]))) for row in rows]
+    except (sqlite3.Error, ValueError):
+        return []
+    return [store / name for name in names if (store / name).is_dir()]
+

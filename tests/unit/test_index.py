@@ -247,8 +247,11 @@ def test_a_vector_index_chroma_could_not_finish_saving_is_reported_and_rebuilt_f
     broken = ragqa("search", query, "--k", "5")
     assert broken.returncode != 0 and "Traceback" not in broken.stderr and len(broken.stderr.strip().splitlines()) == 1
     assert "ragqa ingest --verify" in broken.stderr
+    damaged_folder = saved.parent
     repaired = ragqa("ingest", "--verify")
     assert repaired.returncode == 0 and "1100 incomplete papers" in repaired.stdout, repaired.stderr
+    assert not damaged_folder.exists()  # Chroma 1.x leaves a dropped collection's folder behind: removed
+    assert len(list(settings.vectorstore_dir.glob("*/index_metadata.pickle"))) == 1  # the rebuilt index only
     assert "every paper is complete (1100 papers, 1100 chunks)" in ragqa("ingest", "--verify").stdout
     after = ragqa("search", query, "--k", "5")
     assert before.returncode == after.returncode == 0
