@@ -145,7 +145,7 @@ def _verify(pipeline) -> int:
     count (re-embedded from the catalog) and chunks of a half-removed paper (removed)."""
     index = pipeline.index(create=False)
     try:
-        missing, orphans = index.incomplete(), index.orphans()
+        missing, orphans = index.completeness()
     except StoreDamagedError:  # Chroma killed while saving its vector index: the catalog still has every paper
         print(f"{index.name}: the vector index cannot be read; rebuilding it from the paper catalog ({index.catalog.count()} papers)")
         index.reset_vectors()

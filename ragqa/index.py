@@ -381,15 +381,17 @@ class PaperIndex:
             have[meta["paper_id"]] += 1
         return have
 
+    def completeness(self) -> tuple[dict[str, int], list[str]]:
+        """(paper_id -> chunks missing for catalogued papers whose stored chunks fall short of their count, papers with
+        chunks but no catalog row: a removal killed half-way, absent to readers), from one read of every chunk's paper."""
+        have, rows = self._chunks_per_paper(), self.catalog.chunk_counts()
+        return {pid: n - have[pid] for pid, n in rows.items() if have[pid] < n}, sorted(pid for pid in have if pid not in rows)
+
     def incomplete(self) -> dict[str, int]:
-        """paper_id -> chunks missing, for catalogued papers whose stored chunks fall short of their count."""
-        have = self._chunks_per_paper()
-        return {pid: n - have[pid] for pid, n in self.catalog.chunk_counts().items() if have[pid] < n}
+        return self.completeness()[0]
 
     def orphans(self) -> list[str]:
-        """Papers with chunks but no catalog row (a removal killed half-way): absent to readers."""
-        rows = self.catalog.chunk_counts()
-        return sorted(pid for pid in self._chunks_per_paper() if pid not in rows)
+        return self.completeness()[1]
 
     def stored_papers(self, paper_ids: list[str]) -> list[Paper]:
         """The catalogued Paper records, e.g. to repair them."""

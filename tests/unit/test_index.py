@@ -142,9 +142,15 @@ def test_verify_repairs_without_the_source_files(indexed, capsys, monkeypatch):
     monkeypatch.setenv("RAGQA_VECTORSTORE_DIR", str(indexed.settings.vectorstore_dir))
     monkeypatch.setenv("RAGQA_EMBED_MODEL", "hash")
     monkeypatch.setenv("RAGQA_DATA_DIR", "/nonexistent")  # the stored chunks are enough
+    from ragqa.index import PaperIndex
+
+    reads = []
+    all_metadata = PaperIndex.all_metadata
+    monkeypatch.setattr(PaperIndex, "all_metadata", lambda self, *a, **kw: reads.append(1) or all_metadata(self, *a, **kw))
     code = cli.main(["ingest", "--verify"])
     out = capsys.readouterr().out
     assert code == 0 and "1 incomplete papers" in out and "0 still incomplete" in out
+    assert len(reads) == 2  # every chunk read once to find what is missing or orphaned, once to check the repair
     assert index.incomplete() == {}
 
 
