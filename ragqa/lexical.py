@@ -80,6 +80,7 @@ class LexicalIndex:
         self.bm25, self.chunk_ids, self.paper_ids, self.paper_of = bm25, chunk_ids, paper_ids, paper_of
         self.generation = generation
         self._stemmer = stemmer()
+        self._mask: tuple[object, np.ndarray] | None = None  # (the admitted set, its chunk mask): a filter asked again
 
     @classmethod
     def build(cls, pages, generation: int) -> "LexicalIndex | None":
@@ -102,6 +103,19 @@ class LexicalIndex:
         paper_ids = list(dict.fromkeys(papers))
         position = {pid: i for i, pid in enumerate(paper_ids)}
         return cls(bm25, list(chunk_ids), paper_ids, np.array([position[p] for p in papers], dtype=np.int64), generation)
+
+    def _mask_of(self, allowed) -> np.ndarray:
+        """1.0 for the chunks of `allowed` papers, else 0.0. The last mask is kept with the set it was made for and
+        reused when the same set object comes again (Searcher.admitted hands out one frozenset per filter): at 1M papers
+        the pass over every paper id takes ~120 ms."""
+        kept = self._mask
+        if kept is not None and kept[0] is allowed:
+            return kept[1]
+        papers = np.zeros(len(self.paper_ids), dtype=bool)
+        papers[[i for i, pid in enumerate(self.paper_ids) if pid in allowed]] = True
+        mask = papers[self.paper_of].astype(np.float32)
+        self._mask = (allowed, mask)
+        return mask
 
     def save(self, folder: Path) -> None:
         """Write to a sibling folder, then swap it in, so a reader never sees half an index."""
@@ -143,8 +157,7 @@ class LexicalIndex:
             return []
         mask = None
         if allowed is not None:
-            keep = np.array([i for i, pid in enumerate(self.paper_ids) if pid in allowed], dtype=np.int64)
-            mask = np.isin(self.paper_of, keep).astype(np.float32)
+            mask = self._mask_of(allowed)
             if not mask.any():
                 return []
         k = min(k, len(self.chunk_ids))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -53,6 +54,9 @@ class Filters:
 
     def active(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
+
+
+_ADMITTED_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,7 @@ class Searcher:
         self._names: dict[str, list[str]] = {}
         self._facets: dict[str, object] = {}  # views of the collection (venues, author index, ...) until it changes
         self._sentences = None
+        self._admitted_sets: dict[str, frozenset[str]] = {}  # filters -> the papers they admit, until the collection changes
 
     # -- cached views of the collection -------------------------------------------------
     def refresh(self, saved_views: bool = True) -> None:
@@ -226,6 +231,7 @@ class Searcher:
         else:
             self._names = _method_names(self._meta)
             self._facets = {}
+        self._admitted_sets = {}
         self._bm25_count = count
 
     @property
@@ -455,10 +461,26 @@ class Searcher:
             out[f"({key} unknown)"] = everyone - known
         return out
 
-    def admitted(self, filters: Filters) -> set[str] | None:
-        """Ids of the papers the filters admit (postings, no record read); None when no filter is set (every paper)."""
+    def admitted(self, filters: Filters) -> frozenset[str] | None:
+        """Ids of the papers the filters admit (postings, no record read); None when no filter is set (every paper).
+        The same frozenset for the same filters until the collection changes (the lexical index keeps its mask)."""
         if not filters.active():
             return None
+        self.refresh()
+        key = repr(sorted(filters.active().items()))
+        kept = self._admitted_sets
+        found = kept.get(key)
+        if found is None:
+            found = self._admitted(filters)
+            with _ADMITTED_LOCK:  # the UI's threads share one Searcher
+                if len(kept) >= self._ADMITTED_KEEP:  # a server sees many filters: the oldest goes
+                    kept.pop(next(iter(kept)), None)
+                kept[key] = found
+        return found
+
+    _ADMITTED_KEEP = 8
+
+    def _admitted(self, filters: Filters) -> frozenset[str]:
         sets = []
         if filters.venue:
             sets.append(self._postings("venue", _venue_of).get(filters.venue, set()))
@@ -468,7 +490,7 @@ class Searcher:
             if getattr(filters, name):
                 sets.append(self._matching(name, getattr(filters, name)))
         sets.sort(key=len)
-        return set(sets[0]).intersection(*sets[1:])
+        return frozenset(sets[0]).intersection(*sets[1:])
 
     # -- retrieval ------------------------------------------------------------------------
     def _dense(self, query: str, filters: Filters, allowed: set[str] | None) -> list[NodeWithScore]:

@@ -30,3 +30,17 @@ def test_pages_of_packed_token_ids_rank_as_one_bm25s_index_over_every_text():
         assert got == expected and got, query
     assert list(built.paper_of) == list(range(len(TEXTS))) and built.paper_ids == [f"p{i}" for i in range(len(TEXTS))]
     assert isinstance(built.paper_of, np.ndarray)
+
+
+def test_a_filter_ranks_only_its_papers_chunks_and_the_same_set_reuses_its_mask():
+    ids = [f"p{i // 2}:{i % 2}" for i in range(len(TEXTS))]  # two chunks a paper
+    built = LexicalIndex.build([(ids, TEXTS)], generation=1)
+    allowed = frozenset({"p0", "p1"})
+    got = built.search("learning sparse autoencoders diffusion", 10, allowed)
+    assert got and {cid.split(":")[0] for cid, _ in got} <= allowed
+    assert [c for c, _ in got] == [c for c, _ in built.search("learning sparse autoencoders diffusion", 10) if c.split(":")[0] in allowed]
+    mask = built._mask
+    built.search("graph", 10, allowed)
+    assert built._mask is mask  # the same set again: the same mask, no pass over every paper
+    assert {cid.split(":")[0] for cid, _ in built.search("learning", 10, frozenset({"p3"}))} == {"p3"}
+    assert built.search("graph", 10, frozenset({"nobody"})) == []

@@ -280,3 +280,15 @@ def test_a_name_that_says_what_kind_of_thing_is_meant_is_no_reason_to_refuse(ind
     assert searcher.missing_name(described) is None
     assert searcher.missing_name("What is ROME-style editing?") == ("ROME-style", "mentions")  # alone: it is the subject
     assert searcher.missing_name("Is there a paper introducing LoRA-style adapters for fine-tuning LLMs?")[1] == "introduces"
+
+
+def test_the_same_filters_admit_the_same_set_until_a_write(indexed):
+    searcher = indexed.searcher
+    venue = searcher.venues()[0]
+    first = searcher.admitted(Filters(venue=venue))
+    assert isinstance(first, frozenset) and first and searcher.admitted(Filters(venue=venue)) is first
+    assert searcher.admitted(Filters(venue=venue, year=searcher.years()[-1])) is not first
+    indexed.index().catalog.join_library([next(iter(first))], "extra")  # a write: the collection moved
+    again = searcher.admitted(Filters(venue=venue))
+    assert again == first and again is not first
+    assert searcher.admitted(Filters()) is None
