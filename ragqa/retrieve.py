@@ -478,7 +478,7 @@ class Searcher:
                 kept[key] = found
         return found
 
-    _ADMITTED_KEEP = 8
+    _ADMITTED_KEEP = 4  # a frozenset of 1M ids is ~32 MB
 
     def _admitted(self, filters: Filters) -> frozenset[str]:
         sets = []
