@@ -83,7 +83,10 @@ class Pipeline:
 
         index = self.index(create=False)
         index.require_nonempty()
-        return Searcher(self.settings, index, self.embedder)
+        searcher = Searcher(self.settings, index, self.embedder)
+        if not self.settings.chroma_host:  # an embedded store loads its vector index on the first query: start it now
+            threading.Thread(target=index.load_vectors, args=(self.embedder,), name="ragqa-load-vectors").start()
+        return searcher
 
     @cached_property
     def calibration(self):
