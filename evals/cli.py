@@ -25,12 +25,13 @@ def add_eval_command(sub) -> None:
     ev = p.add_subparsers(dest="eval_command", required=True)
 
     r = ev.add_parser("retrieval", help="Recall@k, MRR@10, nDCG@10 over the current index or a BEIR set")
-    r.add_argument("--dataset", type=Path, help="our JSONL dataset")
+    r.add_argument("--dataset", type=Path, nargs="+", help="one or more of our JSONL sets (repeats asked once)")
     r.add_argument("--beir", type=Path, help="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/)")
     r.add_argument("--split", default="test")
     r.add_argument("--mode", choices=["hybrid", "dense", "bm25"], default=None)
     r.add_argument("--k", type=int, default=10)
     r.add_argument("--limit", type=int, default=None, help="first N queries only")
+    r.add_argument("--lang", default=None, help="only the questions in this language (en, zh)")
     r.add_argument("--no-translate", action="store_true", help="search Chinese questions untranslated (no LLM)")
     r.add_argument("--json", action="store_true", help="one JSON object on stdout")
 

@@ -207,3 +207,18 @@ def test_answer_eval_reads_several_sets_and_one_language(tmp_path):
                  '{"id": "q9", "question": "它们用在哪里？", "gold": ["x"], "lang": "zh", "history": ["什么是B-cos？"]}\n', encoding="utf-8")
     assert [q.id for q in _answer_questions([a, b], "zh")] == ["a:q1", "b:q9"]  # the repeat asked once
     assert [q.id for q in _answer_questions([a], None)] == ["q1", "q2"]
+
+
+def test_the_readme_retrieval_command_runs_on_one_and_on_several_sets(indexed, capsys, monkeypatch):
+    """`ragqa eval retrieval --dataset FILE` crashed (the parser had no --lang since `eval answers` took it)."""
+    from ragqa import cli
+
+    monkeypatch.setenv("RAGQA_VECTORSTORE_DIR", str(indexed.settings.vectorstore_dir))
+    monkeypatch.setenv("RAGQA_EMBED_MODEL", "hash")
+    smoke = str(ROOT / "evals" / "datasets" / "smoke.jsonl")
+    assert cli.main(["eval", "retrieval", "--dataset", smoke, "--no-translate", "--json"]) == 0
+    one = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert 0.0 < one["overall"]["recall@10"] <= 1.0
+    assert cli.main(["eval", "retrieval", "--dataset", smoke, smoke, "--lang", "en", "--no-translate", "--json"]) == 0
+    twice = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert twice["scored"] <= one["scored"]  # a repeat is asked once; English only
