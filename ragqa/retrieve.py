@@ -56,9 +56,6 @@ class Filters:
         return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
 
 
-_ADMITTED_LOCK = threading.Lock()
-
-
 @dataclass(frozen=True)
 class Hit:
     """One retrieved paper: its best chunk, fused score and best dense cosine."""
@@ -194,6 +191,9 @@ def name_like(word: str) -> bool:
 _OWN_NAME = 2
 
 
+_ADMITTED_KEEP = 4  # filters whose admitted papers a Searcher keeps: a frozenset of 1M ids is ~32 MB
+
+
 class Searcher:
     """Holds the index, the embedder and a BM25 view of the same chunks (rebuilt on change)."""
 
@@ -206,6 +206,7 @@ class Searcher:
         self._facets: dict[str, object] = {}  # views of the collection (venues, author index, ...) until it changes
         self._sentences = None
         self._admitted_sets: dict[str, frozenset[str]] = {}  # filters -> the papers they admit, until the collection changes
+        self._admitted_lock = threading.Lock()  # the UI's threads share one Searcher
 
     # -- cached views of the collection -------------------------------------------------
     def refresh(self, saved_views: bool = True) -> None:
@@ -472,13 +473,11 @@ class Searcher:
         found = kept.get(key)
         if found is None:
             found = self._admitted(filters)
-            with _ADMITTED_LOCK:  # the UI's threads share one Searcher
-                if len(kept) >= self._ADMITTED_KEEP:  # a server sees many filters: the oldest goes
+            with self._admitted_lock:
+                if len(kept) >= _ADMITTED_KEEP:  # a server sees many filters: the oldest goes
                     kept.pop(next(iter(kept)), None)
                 kept[key] = found
         return found
-
-    _ADMITTED_KEEP = 4  # a frozenset of 1M ids is ~32 MB
 
     def _admitted(self, filters: Filters) -> frozenset[str]:
         sets = []

@@ -39,8 +39,8 @@ def test_a_filter_ranks_only_its_papers_chunks_and_the_same_set_reuses_its_mask(
     got = built.search("learning sparse autoencoders diffusion", 10, allowed)
     assert got and {cid.split(":")[0] for cid, _ in got} <= allowed
     assert [c for c, _ in got] == [c for c, _ in built.search("learning sparse autoencoders diffusion", 10) if c.split(":")[0] in allowed]
-    mask = built._mask
+    mask = built._admitted_docs
     built.search("graph", 10, allowed)
-    assert built._mask is mask  # the same set again: the same mask, no pass over every paper
+    assert built._admitted_docs is mask  # the same set again: the same mask, no pass over every paper
     assert {cid.split(":")[0] for cid, _ in built.search("learning", 10, frozenset({"p3"}))} == {"p3"}
     assert built.search("graph", 10, frozenset({"nobody"})) == []
