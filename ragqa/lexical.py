@@ -6,6 +6,7 @@ Scores and ids only; fetching the chunks and fusing with dense hits stays in ret
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -49,9 +50,9 @@ def stemmer():
 
 
 class _Packed:
-    """Every document's token ids as bm25s reads them (its length, then a list per document, three passes), held
-    page by page in int32 arrays: 4 bytes a token instead of a Python int and a list slot (~36), which at 1M papers
-    (~2M chunks) is the difference between ~1 and ~10 GB while bm25s indexes."""
+    """Every document's token ids, held page by page in int32 arrays: 4 bytes a token instead of a Python int and a
+    list slot (~36), which at 1M papers (~2M chunks) is the difference between ~1 and ~10 GB. The paged build reads the
+    pages; bm25s's own reads a list per document."""
 
     def __init__(self):
         self._pages: list[tuple[np.ndarray, np.ndarray]] = []  # (token ids of the page's documents, each one's end)
@@ -71,6 +72,76 @@ class _Packed:
             for end in ends.tolist():
                 yield tokens[start:end].tolist()
                 start = end
+
+    def pages(self):
+        """(token ids, each document's end) page by page, as added."""
+        return iter(self._pages)
+
+    def lengths(self) -> np.ndarray:
+        """Every document's token count, in order."""
+        return np.concatenate([np.diff(ends, prepend=0) for _, ends in self._pages]) if self._pages else np.zeros(0, np.int64)
+
+
+@functools.cache
+def _paged_bm25():
+    """bm25s.BM25 whose build_index_from_ids (the override point bm25s documents) builds the score matrix page by page
+    from a _Packed corpus, writing each (token, document) score straight into its column: bm25s's own build holds three
+    copies of every score with its row and column, plus a sort key and order (~9.5 GB at 1.9M chunks). Same scores,
+    in the same order: every arithmetic step is bm25s's, on arrays instead of one document at a time."""
+    bm25s = _bm25s()
+    from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
+
+    class PagedBM25(bm25s.BM25):
+        def build_index_from_ids(self, unique_token_ids, corpus_token_ids, show_progress=True, leave_progress=False):
+            if not isinstance(corpus_token_ids, _Packed) or self.method not in ("robertson", "lucene", "atire"):
+                return super().build_index_from_ids(unique_token_ids, corpus_token_ids, show_progress, leave_progress)
+            self.nonoccurrence_array = None  # as bm25s sets it for these methods; its scoring reads it
+            lengths = corpus_token_ids.lengths()
+            n_docs, n_vocab = len(lengths), len(unique_token_ids)
+            avg_doc_len = lengths.mean()
+            # pass 1: how many documents hold each token (the column sizes), from each page's distinct (document, token)
+            df = np.zeros(n_vocab, dtype=np.int64)
+            for _, tokens, _ in _distinct(corpus_token_ids, n_vocab):
+                column, count = np.unique(tokens, return_counts=True)
+                df[column] += count
+            idf_of = _select_idf_scorer(self.idf_method)
+            idf = np.zeros(n_vocab, dtype=self.dtype)
+            for token in np.flatnonzero(df):
+                idf[token] = idf_of(int(df[token]), N=n_docs)
+            indptr = np.zeros(n_vocab + 1, dtype=np.int64)
+            np.cumsum(df, out=indptr[1:])
+            data = np.empty(int(indptr[-1]), dtype=self.dtype)
+            indices = np.empty(int(indptr[-1]), dtype=self.int_dtype)
+            heads = indptr[:-1].copy()  # where each column's next score goes; documents come in order
+            tfc_of = _select_tfc_scorer(self.method)
+            # pass 2: each page's scores, sorted by token (documents stay in order within a token), into their columns
+            for docs, tokens, tf in _distinct(corpus_token_ids, n_vocab):
+                tfc = tfc_of(tf_array=tf.astype(self.dtype), l_d=lengths[docs], l_avg=avg_doc_len, k1=self.k1, b=self.b,
+                             delta=self.delta)
+                scores = idf[tokens] * tfc
+                order = np.argsort(tokens, kind="stable")
+                tokens, docs, scores = tokens[order], docs[order], scores[order]
+                firsts = np.searchsorted(tokens, tokens, side="left")
+                positions = heads[tokens] + (np.arange(len(tokens)) - firsts)
+                data[positions] = scores
+                indices[positions] = docs
+                column, count = np.unique(tokens, return_counts=True)
+                heads[column] += count
+            return {"data": data, "indices": indices, "indptr": indptr, "num_docs": n_docs}
+
+    return PagedBM25
+
+
+def _distinct(packed: _Packed, n_vocab: int):
+    """Per page: each document's distinct tokens and their counts, as (global document index, token, count) arrays
+    sorted by document, then token."""
+    first = 0
+    for tokens, ends in packed.pages():
+        n = len(ends)
+        local = np.repeat(np.arange(n, dtype=np.int64), np.diff(ends, prepend=0))
+        keys, tf = np.unique(local * n_vocab + tokens, return_counts=True)
+        yield first + keys // n_vocab, (keys % n_vocab).astype(np.int64), tf
+        first += n
 
 
 class LexicalIndex:
@@ -97,7 +168,7 @@ class LexicalIndex:
             token_ids.add(tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False, allow_empty=False))
         if not chunk_ids:
             return None
-        bm25 = bm25s.BM25()
+        bm25 = _paged_bm25()()
         bm25.index(Tokenized(ids=token_ids, vocab=tokenizer.get_vocab_dict()), show_progress=False)
         papers = [cid.rsplit(":", 1)[0] for cid in chunk_ids]
         paper_ids = list(dict.fromkeys(papers))

@@ -44,3 +44,28 @@ def test_a_filter_ranks_only_its_papers_chunks_and_the_same_set_reuses_its_mask(
     assert built._admitted_docs is mask  # the same set again: the same mask, no pass over every paper
     assert {cid.split(":")[0] for cid, _ in built.search("learning", 10, frozenset({"p3"}))} == {"p3"}
     assert built.search("graph", 10, frozenset({"nobody"})) == []
+
+
+def test_the_paged_score_matrix_is_bm25s_own_to_the_bit():
+    """Every (token, document) score, its position and every column's extent equal what bm25s's own build makes from the
+    same token ids: a random corpus with repeated tokens, over pages of uneven size."""
+    from bm25s.tokenization import Tokenized
+
+    from ragqa.lexical import _Packed, _paged_bm25
+
+    rng = np.random.default_rng(0)
+    n_vocab = 300
+    docs = [rng.zipf(1.3, size=int(rng.integers(1, 60))) % n_vocab for _ in range(400)]
+    docs = [[int(t) for t in d] for d in docs]
+    vocab = {f"t{i}": i for i in range(n_vocab)}
+    packed = _Packed()
+    for start, end in [(0, 7), (7, 150), (150, 151), (151, 400)]:
+        packed.add(docs[start:end])
+    paged = _paged_bm25()()
+    paged.index(Tokenized(ids=packed, vocab=dict(vocab)), show_progress=False)
+    own = _bm25s().BM25()
+    own.index(Tokenized(ids=docs, vocab=dict(vocab)), show_progress=False)
+    for key in ("data", "indices", "indptr"):
+        assert paged.scores[key].dtype == own.scores[key].dtype, key
+        assert np.array_equal(paged.scores[key], own.scores[key]), key
+    assert paged.scores["num_docs"] == own.scores["num_docs"] == 400 and paged.vocab_dict == own.vocab_dict
