@@ -38,15 +38,16 @@ def test_one_backend_loads_once(monkeypatch):
     assert pipeline.ingest_embedder is pipeline.embedder and loaded == [True]
 
 
-def test_bm25s_loads_without_numba_and_numba_still_imports_later():
+def test_bm25s_loads_without_numba_or_scipy_and_both_still_import_later():
     import subprocess
     import sys
 
     code = ("import sys; from ragqa.lexical import _bm25s; b = _bm25s(); s = 'numba' in sys.modules; "
-            "import numba; print(s, b.NUMBA_AVAILABLE, numba.__name__)")
+            "t = 'scipy.sparse' in sys.modules; import numba, scipy.sparse; "
+            "print(s, b.NUMBA_AVAILABLE, numba.__name__, t, b.SCIPY_AVAILABLE, scipy.sparse.csc_matrix.__name__)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-400:]
-    assert done.stdout.split() == ["False", "False", "numba"]
+    assert done.stdout.split() == ["False", "False", "numba", "False", "False", "csc_matrix"]
 
 
 def test_bf16_is_chosen_where_the_cpu_computes_in_bf16():
