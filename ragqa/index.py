@@ -255,9 +255,8 @@ class PaperIndex:
 
         from .lexical import LexicalIndex
 
-        wanted = [f"{pid}:{n}" for pid, count in self.catalog.chunk_counts().items() for n in range(count)]
-
-        def pages():  # by id: pages by offset rescan the table up to each page
+        def pages():  # by id: pages by offset rescan the table up to each page; the id list goes with the generator
+            wanted = [f"{pid}:{n}" for pid, count in self.catalog.chunk_counts().items() for n in range(count)]
             for start in range(0, len(wanted), _FETCH_BATCH):
                 page = self.collection.get(ids=wanted[start:start + _FETCH_BATCH], include=["documents", "metadatas"])
                 yield page["ids"], [metadata_dict_to_node(meta, text=doc).get_content(metadata_mode=MetadataMode.EMBED)
