@@ -93,7 +93,7 @@ def _paged_bm25():
     copies of every score with its row and column, plus a sort key and order (~9.5 GB at 1.9M chunks). Same scores,
     in the same order: every arithmetic step is bm25s's, on arrays instead of one document at a time."""
     bm25s = _bm25s()
-    from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
+    from bm25s.scoring import _build_idf_array, _select_idf_scorer, _select_tfc_scorer
 
     class PagedBM25(bm25s.BM25):
         def build_index_from_ids(self, unique_token_ids, corpus_token_ids, show_progress=True, leave_progress=False):
@@ -103,15 +103,13 @@ def _paged_bm25():
             lengths = corpus_token_ids.lengths()
             n_docs, n_vocab = len(lengths), len(unique_token_ids)
             avg_doc_len = lengths.mean()
-            # pass 1: how many documents hold each token (the column sizes), from each page's distinct (document, token)
+            # pass 1: how many documents hold each token (the column sizes), from each page's distinct (document, token);
+            # pass 2 computes the pairs again rather than keep them: kept, they would be every score's row and column
             df = np.zeros(n_vocab, dtype=np.int64)
             for _, tokens, _ in _distinct(corpus_token_ids, n_vocab):
                 column, count = np.unique(tokens, return_counts=True)
                 df[column] += count
-            idf_of = _select_idf_scorer(self.idf_method)
-            idf = np.zeros(n_vocab, dtype=self.dtype)
-            for token in np.flatnonzero(df):
-                idf[token] = idf_of(int(df[token]), N=n_docs)
+            idf = _build_idf_array(dict(enumerate(df.tolist())), n_docs, _select_idf_scorer(self.idf_method), self.dtype)
             indptr = np.zeros(n_vocab + 1, dtype=np.int64)
             np.cumsum(df, out=indptr[1:])
             data = np.empty(int(indptr[-1]), dtype=self.dtype)
