@@ -155,7 +155,7 @@ def _verify(pipeline) -> int:
         return 0
     if orphans:
         removed = index.delete_papers(orphans)
-        index.refresh_lexical(changed=True)
+        index.refresh_lexical()
         print(f"{index.name}: removed {removed} chunks of {len(orphans)} papers without a catalog record (a removal was interrupted)")
     if not missing:
         return 0

@@ -22,7 +22,9 @@ from .errors import IndexMissingError, QueryError
 from .store import collection_name, drop_collection, get_collection, open_client
 
 if TYPE_CHECKING:  # llama-index is imported lazily: an unchanged re-ingest never needs it
-    from .lexical import LexicalIndex
+    from collections.abc import Iterable
+
+    from .lexical import LexicalIndex, SavedTokens
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.node_parser import SentenceSplitter
     from llama_index.core.schema import TextNode
@@ -212,6 +214,7 @@ class PaperIndex:
     def __init__(self, settings: Settings, embed_name: str, client=None, create: bool = False):
         self.settings = settings
         self.embed_name = embed_name
+        self._writing: tuple[int | None, set[str]] | None = None  # see _touch
         self.client = client or open_client(settings)
         self.name = collection_name(settings, embed_name)
         self._collection_meta = {"embed_model": embed_name, "chunk_size": settings.chunk_size,
@@ -228,6 +231,7 @@ class PaperIndex:
     def reset_vectors(self) -> None:
         """Drop the collection (its vector index could not be read: StoreDamagedError) and create it empty; the
         catalog is kept, so `ragqa ingest --verify` embeds every catalogued paper's chunks again from it."""
+        self._touch(None)
         drop_collection(self.client, self.name, self.settings)
         self.collection = get_collection(self.client, self.name, self._collection_meta, create=True, settings=self.settings)
 
@@ -247,9 +251,12 @@ class PaperIndex:
 
         return LexicalIndex.load(self.lexical_path, self.catalog.generation())
 
-    def build_lexical(self) -> "LexicalIndex | None":
-        """BM25 over the embedded text of every catalogued paper's chunks (reads every chunk: writers and
-        fallbacks only; chunks without a catalog row, which readers never show, are left out)."""
+    def build_lexical(self, kept: "SavedTokens | None" = None, touched: set[str] = frozenset(),
+                      stage: bool = False) -> "LexicalIndex | None":
+        """BM25 over the embedded text of every catalogued paper's chunks. A chunk of a paper not in `touched` takes
+        its tokens from `kept` (the saved index's) when it is there; every other chunk is read from Chroma (writers and
+        fallbacks only; chunks without a catalog row, which readers never show, are left out). `stage`: the tokens
+        are kept with the index `save` writes (LexicalIndex.build)."""
         from llama_index.core.schema import MetadataMode
         from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
@@ -258,18 +265,41 @@ class PaperIndex:
         def pages():  # by id: pages by offset rescan the table up to each page; the id list goes with the generator
             wanted = [f"{pid}:{n}" for pid, count in self.catalog.chunk_counts().items() for n in range(count)]
             for start in range(0, len(wanted), _FETCH_BATCH):
-                page = self.collection.get(ids=wanted[start:start + _FETCH_BATCH], include=["documents", "metadatas"])
-                yield page["ids"], [metadata_dict_to_node(meta, text=doc).get_content(metadata_mode=MetadataMode.EMBED)
-                                    for doc, meta in zip(page["documents"], page["metadatas"])]
-        return LexicalIndex.build(pages(), self.catalog.generation())
+                ids = wanted[start:start + _FETCH_BATCH]
+                read = {cid for cid in ids if kept is None or cid.rsplit(":", 1)[0] in touched or kept.get(cid) is None}
+                texts = {}
+                if read:
+                    page = self.collection.get(ids=[cid for cid in ids if cid in read], include=["documents", "metadatas"])
+                    texts = {cid: metadata_dict_to_node(meta, text=doc).get_content(metadata_mode=MetadataMode.EMBED)
+                             for cid, doc, meta in zip(page["ids"], page["documents"], page["metadatas"])}
+                ids = [cid for cid in ids if cid in texts or cid not in read]  # one read but not in Chroma is left out
+                yield ids, [texts.get(cid) for cid in ids]  # None: `kept` has its tokens
+        return LexicalIndex.build(pages(), self.catalog.generation(), kept,
+                                  LexicalIndex.staging(self.lexical_path) if stage else None)
 
-    def refresh_lexical(self, changed: bool) -> None:
-        """After a write: a new generation and a saved BM25 index for it (also when one is missing)."""
-        if changed:
+    def _touch(self, paper_ids: "Iterable[str] | None") -> None:
+        """Before chunks of these papers (None: any) are written or removed. The write's first call moves the
+        collection to a new generation, so the saved lexical index is stale to every reader from then until
+        refresh_lexical saves one for it, even if this process is killed in between."""
+        if self._writing is None:
+            self._writing = (self.catalog.generation(), set())
             self.catalog.bump_generation()
-        elif self.lexical_path.is_dir() and self.lexical() is not None:
+        if paper_ids is None:
+            self._writing = (None, self._writing[1])  # nothing saved can be reused
+        else:
+            self._writing[1].update(paper_ids)
+
+    def refresh_lexical(self) -> None:
+        """After a write: a saved BM25 index for the collection's generation (also when one is missing or stale).
+        When the saved one was current as the write began, the chunks of papers the write did not touch keep its
+        tokens; the rest, or all when it was not, are read from Chroma again."""
+        from .lexical import SavedTokens
+
+        writing, self._writing = self._writing, None
+        if writing is None and self.lexical_path.is_dir() and self.lexical() is not None:
             return
-        index = self.build_lexical()
+        kept = SavedTokens.open(self.lexical_path, writing[0]) if writing is not None else None
+        index = self.build_lexical(kept, writing[1] if writing is not None else frozenset(), stage=True)
         if index is not None:
             index.save(self.lexical_path)
 
@@ -326,7 +356,7 @@ class PaperIndex:
             raise QueryError(f"No library {library!r}. Libraries: {', '.join(f'{k} ({v})' for k, v in known.items()) or 'none'}.")
         gone = self.catalog.leave_library(library)
         removed = self.delete_papers(gone)
-        self.refresh_lexical(changed=bool(gone))
+        self.refresh_lexical()
         return len(gone), removed
 
     def stats(self) -> dict:
@@ -369,6 +399,7 @@ class PaperIndex:
 
         if not nodes:
             return
+        self._touch(n.metadata["paper_id"] for n in nodes)
         metadatas = []
         for node in nodes:
             meta = node_to_metadata_dict(node, remove_text=True, flat_metadata=True)
@@ -429,6 +460,8 @@ class PaperIndex:
     def delete_papers(self, paper_ids: list[str]) -> int:
         """Remove these papers: the catalog row first (readers stop seeing the paper), then every
         chunk (a kill in between leaves orphans, which `orphans()` finds); -> chunks removed."""
+        if paper_ids:
+            self._touch(paper_ids)
         self.catalog.delete(paper_ids)
         removed, size = 0, self._write_batch()
         for pid in paper_ids:
@@ -467,21 +500,21 @@ class PaperIndex:
             return model[0]
 
         size = self.settings.ingest_slice_papers
-        report, wrote = IngestReport(), False
+        report = IngestReport()
         bar = tqdm(total=len(papers), unit="paper", desc="papers", file=sys.stderr,
                    disable=not progress or len(papers) <= size)  # one slice: the embedding bar says it all
         for first in range(0, len(papers), size):
             part = papers[first:first + size]
-            wrote |= self._ingest_slice(part, embedder_once, progress, report, library)
+            self._ingest_slice(part, embedder_once, progress, report, library)
             bar.update(len(part))
         bar.close()
-        self.refresh_lexical(changed=wrote)
+        self.refresh_lexical()
         report.chunks = self.count()
         report.seconds = time.perf_counter() - start
         return report
 
-    def _ingest_slice(self, papers: list[Paper], embedder, progress: bool, report: IngestReport, library: str) -> bool:
-        """One slice of ingest() into `report`; -> whether any chunk was written or removed."""
+    def _ingest_slice(self, papers: list[Paper], embedder, progress: bool, report: IngestReport, library: str) -> None:
+        """One slice of ingest() into `report` (its chunk writes and removals are recorded by _touch)."""
         limit = self.settings.max_abstract_chars
         kept = []
         for paper in papers:
@@ -523,7 +556,6 @@ class PaperIndex:
         if superseded:
             self.delete_papers(superseded)
             report.replaced_papers += len(superseded)
-        return bool(work or superseded)
 
     def _write(self, work: list[Paper], stored_ids: set[str], changed: set[str], embedder, progress: bool,
                report: IngestReport, library: str) -> None:

@@ -62,10 +62,26 @@ class _Packed:
         self._pages: list[tuple[np.ndarray, np.ndarray]] = []  # (token ids of the page's documents, each one's end)
         self._count = 0
 
-    def add(self, docs: list[list[int]]) -> None:
+    def add(self, docs: list) -> None:
+        """One page: each document's token ids (a list, or an array of a saved index's)."""
         ends = np.cumsum([len(d) for d in docs], dtype=np.int64)
-        self._pages.append((np.fromiter((t for d in docs for t in d), dtype=np.int32, count=int(ends[-1]) if len(ends) else 0), ends))
+        tokens = np.concatenate([np.asarray(d, dtype=np.int32) for d in docs]) if docs else np.zeros(0, np.int32)
+        self._pages.append((tokens, ends))
         self._count += len(docs)
+
+    def save(self, folder: Path) -> None:
+        """tokens.npy (every document's token ids, in order) and ends.npy (where each document's end), page by page."""
+        total = sum(len(tokens) for tokens, _ in self._pages)
+        tokens_out = np.lib.format.open_memmap(folder / "tokens.npy", mode="w+", dtype=np.int32, shape=(total,))
+        ends_out = np.lib.format.open_memmap(folder / "ends.npy", mode="w+", dtype=np.int64, shape=(self._count,))
+        at = done = 0
+        for tokens, ends in self._pages:
+            tokens_out[at:at + len(tokens)] = tokens
+            ends_out[done:done + len(ends)] = ends + at
+            at, done = at + len(tokens), done + len(ends)
+        tokens_out.flush()
+        ends_out.flush()
+        del tokens_out, ends_out
 
     def __len__(self) -> int:
         return self._count
@@ -146,43 +162,108 @@ def _distinct(packed: _Packed, n_vocab: int):
         first += n
 
 
+def _staged(folder: Path) -> None:
+    """An empty staging folder (a killed writer's leftovers removed)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+
+
+class SavedTokens:
+    """The token ids a saved index was built from and its tokenizer's vocabulary (build(stage=...) writes them beside
+    it): a writer takes the chunks it did not touch from here instead of reading them back from Chroma and tokenizing
+    them again (at 1M papers that reading was most of a 22-minute rebuild)."""
+
+    def __init__(self, folder: Path, chunk_ids: list[str]):
+        self.folder = Path(folder)
+        self.tokens = np.load(self.folder / "tokens.npy", mmap_mode="r")
+        self.ends = np.load(self.folder / "ends.npy", mmap_mode="r")
+        if len(self.ends) != len(chunk_ids):
+            raise ValueError("the saved tokens do not match the saved chunk ids")
+        self._position = {cid: i for i, cid in enumerate(chunk_ids)}
+
+    @classmethod
+    def open(cls, folder: Path, generation: int | None) -> "SavedTokens | None":
+        """The saved index's tokens if it was built for this generation and saved them, else None."""
+        folder = Path(folder)
+        try:
+            ids = json.loads((folder / "ids.json").read_text("utf-8"))
+            if generation is None or ids["generation"] != generation or not (folder / "vocab.tokenizer.json").is_file():
+                return None
+            return cls(folder, ids["chunk_ids"])
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def get(self, chunk_id: str) -> np.ndarray | None:
+        i = self._position.get(chunk_id)
+        if i is None:
+            return None
+        return self.tokens[int(self.ends[i - 1]) if i else 0:int(self.ends[i])]
+
+
 class LexicalIndex:
     """BM25 over chunks; `chunk_ids[i]` and `paper_ids[paper_of[i]]` name document i."""
 
     def __init__(self, bm25, chunk_ids: list[str], paper_ids: list[str], paper_of: np.ndarray, generation: int):
         self.bm25, self.chunk_ids, self.paper_ids, self.paper_of = bm25, chunk_ids, paper_ids, paper_of
         self.generation = generation
+        self.staged: Path | None = None  # where build put this index's tokens (see build's `stage`)
         self._stemmer = stemmer()
         self._admitted_docs: tuple[object, np.ndarray] | None = None  # (the admitted set, its chunks' positions): a filter asked again
 
     @classmethod
-    def build(cls, pages, generation: int) -> "LexicalIndex | None":
+    def build(cls, pages, generation: int, kept: "SavedTokens | None" = None, stage: Path | None = None) -> "LexicalIndex | None":
         """BM25 over (chunk ids, texts) pages, each tokenized as it comes and its texts let go (at 1M papers every
-        chunk's text at once was ~2.5 GB): the tokens bm25s.tokenize gives, numbered by one growing vocabulary."""
+        chunk's text at once was ~2.5 GB): the tokens bm25s.tokenize gives, numbered by one growing vocabulary.
+        A text given as None takes the chunk's tokens from `kept` (a saved index's, its vocabulary continued; a chunk
+        in neither is left out). `stage`: the folder `save` fills next; the tokens and the tokenizer's vocabulary go
+        there now, so the next write can take its unchanged chunks from them."""
         bm25s = _bm25s()
         from bm25s.tokenization import Tokenized, Tokenizer
 
         tokenizer = Tokenizer(stopwords=_LANGUAGE, stemmer=stemmer())
+        if kept is not None:
+            tokenizer.load_vocab(str(kept.folder))
         chunk_ids: list[str] = []
         token_ids = _Packed()
         for ids, texts in pages:
-            chunk_ids += ids
-            token_ids.add(tokenizer.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False, allow_empty=False))
+            given = [t for t in texts if t is not None]
+            fresh = iter(tokenizer.tokenize(given, update_vocab=True, return_as="ids", show_progress=False,
+                                            allow_empty=False) if given else [])
+            docs = []
+            for cid, text in zip(ids, texts):
+                tokens = next(fresh) if text is not None else kept.get(cid) if kept is not None else None
+                if tokens is not None:
+                    chunk_ids.append(cid)
+                    docs.append(tokens)
+            token_ids.add(docs)
         if not chunk_ids:
             return None
+        if stage is not None:
+            _staged(stage)
+            token_ids.save(stage)
+            tokenizer.save_vocab(str(stage))
         bm25 = _paged_bm25()()
         bm25.index(Tokenized(ids=token_ids, vocab=tokenizer.get_vocab_dict()), show_progress=False)
-        del token_ids, tokenizer  # the tokens are in the scores now (~0.7 GB at 1M papers while the ids below are made)
+        del token_ids, tokenizer, kept  # the tokens are in the scores now (~0.7 GB at 1M papers while the ids below are made)
         papers = [cid.rsplit(":", 1)[0] for cid in chunk_ids]
         paper_ids = list(dict.fromkeys(papers))
         position = {pid: i for i, pid in enumerate(paper_ids)}
-        return cls(bm25, list(chunk_ids), paper_ids, np.array([position[p] for p in papers], dtype=np.int64), generation)
+        index = cls(bm25, list(chunk_ids), paper_ids, np.array([position[p] for p in papers], dtype=np.int64), generation)
+        index.staged = stage
+        return index
+
+    @staticmethod
+    def staging(folder: Path) -> Path:
+        """The sibling folder `save` writes before it swaps it in."""
+        folder = Path(folder)
+        return folder.with_name(folder.name + f".tmp{os.getpid()}")
 
     def save(self, folder: Path) -> None:
-        """Write to a sibling folder, then swap it in, so a reader never sees half an index."""
+        """Write to a sibling folder (`staging`), then swap it in, so a reader never sees half an index."""
         folder = Path(folder)
-        tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
+        tmp = self.staging(folder)
+        if self.staged != tmp:  # else build(stage=tmp) put this index's tokens there
+            _staged(tmp)
         self.bm25.save(str(tmp), show_progress=False)
         np.save(tmp / "paper_of.npy", self.paper_of)
         (tmp / "ids.json").write_text(json.dumps({"generation": self.generation, "chunk_ids": self.chunk_ids,

@@ -213,3 +213,66 @@ def test_the_newest_of_each_group_are_the_ones_newest_lists_whether_looked_up_or
     monkeypatch.setattr(Catalog, "PICK_MAX", 0)
     assert looked_up == index.catalog.newest_of_each(groups, 4) == expected
     assert {name: index.catalog.newest(ids, 4) if ids else [] for name, ids in groups.items()} == expected  # newest walks too
+
+
+def _tokenized(monkeypatch) -> list[str]:
+    """Chunk ids whose text each lexical build tokenizes (the rest come from the saved index's tokens)."""
+    from ragqa.lexical import LexicalIndex
+
+    seen: list[str] = []
+    build = LexicalIndex.build.__func__
+
+    def counting(cls, pages, *args, **kwargs):
+        def spied():
+            for ids, texts in pages:
+                seen.extend(cid for cid, text in zip(ids, texts) if text is not None)
+                yield ids, texts
+        return build(cls, spied(), *args, **kwargs)
+
+    monkeypatch.setattr(LexicalIndex, "build", classmethod(counting))
+    return seen
+
+
+def _all_scores(index, lexical) -> dict[str, list]:
+    return {q: [(cid, round(score, 9)) for cid, score in lexical.search(q, 10**6)]
+            for q in ("graph kernels proteins", "sparse autoencoders", "sentence 3 of paper 51", "diffusion sampling")}
+
+
+def test_a_write_tokenizes_only_the_chunks_it_touched_and_its_index_ranks_as_a_full_rebuild(indexed, monkeypatch, tmp_path):
+    """#17.2: the saved index keeps its tokens; a write reads back and tokenizes only the chunks of the papers it wrote
+    or removed (new papers, a new version of one, a removed library), and the index it saves scores every chunk as a
+    build that reads every chunk from Chroma does."""
+    index = indexed.index()
+    assert (index.lexical_path / "tokens.npy").is_file()
+    seen = _tokenized(monkeypatch)
+    indexed.ingest(indexed.load([_records(tmp_path / "more.jsonl", 3, start=50)])[0], progress=False, library="extra")
+    new = {pid for pid, m in index.papers().items() if m["source_id"] in {"r50", "r51", "r52"}}
+    assert len(new) == 3 and {cid.rsplit(":", 1)[0] for cid in seen} == new
+    assert sorted(seen) == sorted(f"{pid}:{n}" for pid in new for n in range(index.papers()[pid]["n_chunks"]))
+    assert _all_scores(index, index.lexical()) == _all_scores(index, index.build_lexical())
+    seen.clear()
+    indexed.ingest(indexed.load([_records(tmp_path / "v2.jsonl", 1, words=20, start=51)])[0], progress=False, library="extra")
+    assert {cid.rsplit(":", 1)[0] for cid in seen} - new, "the new version of r51 was tokenized"
+    assert len({cid.rsplit(":", 1)[0] for cid in seen}) == 1
+    assert _all_scores(index, index.lexical()) == _all_scores(index, index.build_lexical())
+    seen.clear()
+    assert indexed.remove_library("extra")[0] == 3
+    assert seen == [] and len(index.lexical().chunk_ids) == index.count()
+    assert _all_scores(index, index.lexical()) == _all_scores(index, index.build_lexical())
+
+
+def test_a_write_killed_before_its_index_is_saved_leaves_no_index_that_looks_current(indexed, monkeypatch, tmp_path):
+    """The generation moves before the first chunk is written: a writer killed before it saves the lexical index
+    leaves the old one stale to readers (not current and missing the new chunks), and the next ingest, with nothing
+    left to write, rebuilds it from every chunk."""
+    from ragqa.index import PaperIndex
+
+    index = indexed.index()
+    monkeypatch.setattr(PaperIndex, "refresh_lexical", lambda self: None)  # killed after the writes
+    report = indexed.load([_records(tmp_path / "more.jsonl", 2, start=50)])[0]
+    indexed.ingest(report, progress=False)
+    assert index.lexical() is None
+    monkeypatch.undo()
+    seen = _tokenized(monkeypatch)
+    indexed.ingest(report, progress=False)
+    assert len(seen) == index.count() and len(index.lexical().chunk_ids) == index.count()

@@ -69,3 +69,30 @@ def test_the_paged_score_matrix_is_bm25s_own_to_the_bit():
         assert paged.scores[key].dtype == own.scores[key].dtype, key
         assert np.array_equal(paged.scores[key], own.scores[key]), key
     assert paged.scores["num_docs"] == own.scores["num_docs"] == 400 and paged.vocab_dict == own.vocab_dict
+
+
+def test_saved_tokens_come_back_for_their_generation_only(tmp_path):
+    """build(stage=...) keeps each chunk's token ids and the tokenizer's vocabulary with the saved index; they are
+    offered to the next write only for the generation they were built for, and a build that takes every chunk from
+    them makes the same index as one that tokenizes every text again."""
+    from ragqa.lexical import SavedTokens
+
+    ids = [f"p{i}:0" for i in range(len(TEXTS))]
+    folder = tmp_path / "x.bm25"
+    built = LexicalIndex.build([(ids[:4], TEXTS[:4]), (ids[4:], TEXTS[4:])], generation=3, stage=LexicalIndex.staging(folder))
+    built.save(folder)
+    assert SavedTokens.open(folder, 2) is None and SavedTokens.open(folder, None) is None
+    kept = SavedTokens.open(folder, 3)
+    again = LexicalIndex.build([(ids, [None] * len(ids))], generation=4, kept=kept)
+    assert [list(kept.get(cid)) for cid in ids] == [list(t) for t in bm25s_ids(TEXTS)]
+    for query in QUERIES:
+        assert again.search(query, 10) == built.search(query, 10), query
+    (folder / "vocab.tokenizer.json").unlink()  # an index saved before tokens were kept
+    assert SavedTokens.open(folder, 3) is None
+
+
+def bm25s_ids(texts):
+    from bm25s.tokenization import Tokenizer
+
+    return Tokenizer(stopwords="en", stemmer=_stemmer()).tokenize(texts, update_vocab=True, return_as="ids",
+                                                                  show_progress=False, allow_empty=False)
