@@ -35,6 +35,8 @@ CREATE TABLE IF NOT EXISTS libraries (
 );
 CREATE INDEX IF NOT EXISTS libraries_name ON libraries(library);
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+-- papers whose chunks were written or removed since the generation in state 'lexical_base' (see chunks_changing)
+CREATE TABLE IF NOT EXISTS rewritten (paper_id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS papers_source ON papers(source_id);
 CREATE INDEX IF NOT EXISTS papers_venue_year ON papers(venue, year);
 CREATE INDEX IF NOT EXISTS papers_shown ON papers(COALESCE(venue, ''), COALESCE(NULLIF(title, ''), label));
@@ -191,6 +193,38 @@ class Catalog:
                        "ON CONFLICT(key) DO UPDATE SET value = value + 1")
             _touch(db)
         return self.generation()
+
+    def chunks_changing(self, paper_ids: list[str] | None) -> None:
+        """Before chunks of these papers (None: any) are written or removed. The first such call since the lexical
+        index was last saved moves the collection to a new generation (the saved index is stale to readers from then
+        on, even if the writer is killed) and records the one it was built for; the papers are recorded with it, so
+        the next save, in this process or after a kill, knows which chunks changed since (`chunk_changes`)."""
+        with self._db() as db:
+            if db.execute("SELECT 1 FROM state WHERE key = 'lexical_base'").fetchone() is None:
+                db.execute("INSERT INTO state (key, value) SELECT 'lexical_base', COALESCE("
+                           "(SELECT value FROM state WHERE key = 'generation'), 0)")
+                db.execute("INSERT INTO state (key, value) VALUES ('generation', 1) "
+                           "ON CONFLICT(key) DO UPDATE SET value = value + 1")
+            if paper_ids is None:
+                db.execute("UPDATE state SET value = -1 WHERE key = 'lexical_base'")  # no saved index can be reused
+            else:
+                db.executemany("INSERT OR IGNORE INTO rewritten (paper_id) VALUES (?)", [(pid,) for pid in paper_ids])
+            _touch(db)
+
+    def chunk_changes(self) -> tuple[int | None, set[str]] | None:
+        """(the generation the last saved lexical index was built for, or None when it cannot be reused; the papers
+        whose chunks changed since), or None when no chunk changed since that save."""
+        db = self._db()
+        row = db.execute("SELECT value FROM state WHERE key = 'lexical_base'").fetchone()
+        if row is None:
+            return None
+        return (row[0] if row[0] >= 0 else None), {pid for (pid,) in db.execute("SELECT paper_id FROM rewritten")}
+
+    def chunk_changes_saved(self) -> None:
+        """The lexical index for the current generation is saved: nothing is pending."""
+        with self._db() as db:
+            db.execute("DELETE FROM state WHERE key = 'lexical_base'")
+            db.execute("DELETE FROM rewritten")
 
     def join_library(self, paper_ids: list[str], library: str) -> None:
         with self._db() as db:

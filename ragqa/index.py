@@ -22,8 +22,6 @@ from .errors import IndexMissingError, QueryError
 from .store import collection_name, drop_collection, get_collection, open_client
 
 if TYPE_CHECKING:  # llama-index is imported lazily: an unchanged re-ingest never needs it
-    from collections.abc import Iterable
-
     from .lexical import LexicalIndex, SavedTokens
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.node_parser import SentenceSplitter
@@ -214,7 +212,6 @@ class PaperIndex:
     def __init__(self, settings: Settings, embed_name: str, client=None, create: bool = False):
         self.settings = settings
         self.embed_name = embed_name
-        self._writing: tuple[int | None, set[str]] | None = None  # see _touch
         self.client = client or open_client(settings)
         self.name = collection_name(settings, embed_name)
         self._collection_meta = {"embed_model": embed_name, "chunk_size": settings.chunk_size,
@@ -231,7 +228,7 @@ class PaperIndex:
     def reset_vectors(self) -> None:
         """Drop the collection (its vector index could not be read: StoreDamagedError) and create it empty; the
         catalog is kept, so `ragqa ingest --verify` embeds every catalogued paper's chunks again from it."""
-        self._touch(None)
+        self.catalog.chunks_changing(None)
         drop_collection(self.client, self.name, self.settings)
         self.collection = get_collection(self.client, self.name, self._collection_meta, create=True, settings=self.settings)
 
@@ -277,29 +274,20 @@ class PaperIndex:
         return LexicalIndex.build(pages(), self.catalog.generation(), kept,
                                   LexicalIndex.staging(self.lexical_path) if stage else None)
 
-    def _touch(self, paper_ids: "Iterable[str] | None") -> None:
-        """Before chunks of these papers (None: any) are written or removed. The write's first call moves the
-        collection to a new generation, so the saved lexical index is stale to every reader from then until
-        refresh_lexical saves one for it, even if this process is killed in between."""
-        if self._writing is None:
-            self._writing = (self.catalog.generation(), set())
-            self.catalog.bump_generation()
-        if paper_ids is None:
-            self._writing = (None, self._writing[1])  # nothing saved can be reused
-        else:
-            self._writing[1].update(paper_ids)
-
     def refresh_lexical(self) -> None:
         """After a write: a saved BM25 index for the collection's generation (also when one is missing or stale).
-        When the saved one was current as the write began, the chunks of papers the write did not touch keep its
-        tokens; the rest, or all when it was not, are read from Chroma again."""
+        When the saved one was built for the generation the changes began from (Catalog.chunk_changes, kept across a
+        kill), the chunks of papers no write touched since keep its tokens; the rest, or all, are read from Chroma."""
         from .lexical import SavedTokens
 
-        writing, self._writing = self._writing, None
-        if writing is None and self.lexical_path.is_dir() and self.lexical() is not None:
+        changes = self.catalog.chunk_changes()
+        if changes is None and self.lexical_path.is_dir() and self.lexical() is not None:
             return
-        kept = SavedTokens.open(self.lexical_path, writing[0]) if writing is not None else None
-        index = self.build_lexical(kept, writing[1] if writing is not None else frozenset(), stage=True)
+        base, touched = changes or (None, set())
+        index = self.build_lexical(SavedTokens.open(self.lexical_path, base), touched, stage=True)
+        # cleared before the save: a kill in between leaves the old index stale (a full rebuild next), never the
+        # new one current with changes still to come unrecorded
+        self.catalog.chunk_changes_saved()
         if index is not None:
             index.save(self.lexical_path)
 
@@ -399,7 +387,7 @@ class PaperIndex:
 
         if not nodes:
             return
-        self._touch(n.metadata["paper_id"] for n in nodes)
+        self.catalog.chunks_changing(list(dict.fromkeys(n.metadata["paper_id"] for n in nodes)))
         metadatas = []
         for node in nodes:
             meta = node_to_metadata_dict(node, remove_text=True, flat_metadata=True)
@@ -461,7 +449,7 @@ class PaperIndex:
         """Remove these papers: the catalog row first (readers stop seeing the paper), then every
         chunk (a kill in between leaves orphans, which `orphans()` finds); -> chunks removed."""
         if paper_ids:
-            self._touch(paper_ids)
+            self.catalog.chunks_changing(paper_ids)
         self.catalog.delete(paper_ids)
         removed, size = 0, self._write_batch()
         for pid in paper_ids:
@@ -514,7 +502,7 @@ class PaperIndex:
         return report
 
     def _ingest_slice(self, papers: list[Paper], embedder, progress: bool, report: IngestReport, library: str) -> None:
-        """One slice of ingest() into `report` (its chunk writes and removals are recorded by _touch)."""
+        """One slice of ingest() into `report` (its chunk writes and removals are recorded: Catalog.chunks_changing)."""
         limit = self.settings.max_abstract_chars
         kept = []
         for paper in papers:

@@ -261,10 +261,11 @@ def test_a_write_tokenizes_only_the_chunks_it_touched_and_its_index_ranks_as_a_f
     assert _all_scores(index, index.lexical()) == _all_scores(index, index.build_lexical())
 
 
-def test_a_write_killed_before_its_index_is_saved_leaves_no_index_that_looks_current(indexed, monkeypatch, tmp_path):
-    """The generation moves before the first chunk is written: a writer killed before it saves the lexical index
-    leaves the old one stale to readers (not current and missing the new chunks), and the next ingest, with nothing
-    left to write, rebuilds it from every chunk."""
+def test_a_write_killed_before_its_index_is_saved_leaves_it_stale_and_the_next_save_reuses_what_it_did_not_touch(
+        indexed, monkeypatch, tmp_path):
+    """The generation moves before the first chunk is written and the catalog records which papers' chunks change:
+    a writer killed before it saves the lexical index leaves the old one stale to readers (not current, missing the
+    new chunks), and the next ingest, with nothing left to write, tokenizes only the killed write's chunks."""
     from ragqa.index import PaperIndex
 
     index = indexed.index()
@@ -275,4 +276,10 @@ def test_a_write_killed_before_its_index_is_saved_leaves_no_index_that_looks_cur
     monkeypatch.undo()
     seen = _tokenized(monkeypatch)
     indexed.ingest(report, progress=False)
-    assert len(seen) == index.count() and len(index.lexical().chunk_ids) == index.count()
+    new = {pid for pid, m in index.papers().items() if m["source_id"] in {"r50", "r51"}}
+    assert len(new) == 2 and {cid.rsplit(":", 1)[0] for cid in seen} == new
+    assert len(index.lexical().chunk_ids) == index.count() and index.catalog.chunk_changes() is None
+    assert _all_scores(index, index.lexical()) == _all_scores(index, index.build_lexical())
+    seen.clear()
+    indexed.ingest(report, progress=False)  # nothing changed: nothing rebuilt
+    assert seen == []
