@@ -518,7 +518,7 @@ class PaperIndex:
         present = self._present(expected)
         firsts = self._existing([f"{pid}:0" for pid in stored])
         merged: list[Paper] = []
-        changed, incomplete = set(), set()
+        changed, recorded, incomplete = set(), set(), set()
         for paper in papers:
             if paper.paper_id not in stored:
                 report.new_papers += 1
@@ -530,14 +530,18 @@ class PaperIndex:
             stale_chunk = bool(first) and (any(first.get(k) != v for k, v in chunk_metadata(new).items())
                                            or "text" in first)  # "text": a chunk written before the catalog
             if paper_metadata(new) != paper_metadata(old) or stale_chunk:
-                changed.add(paper.paper_id)
+                # its chunks are rewritten when what they carry changed (or cannot be checked: no first chunk); a
+                # change the catalog alone holds (another listing's file name, authors) rewrites its row only
+                (changed if stale_chunk or not first else recorded).add(paper.paper_id)
             if any(f"{paper.paper_id}:{n}" not in present for n in range(count)):
                 incomplete.add(paper.paper_id)
             merged.append(new)
         superseded = self._superseded(papers)
         work = [p for p in merged if p.paper_id not in stored or p.paper_id in changed | incomplete]
-        report.updated_papers += len(changed)
+        report.updated_papers += len(changed | recorded)
         report.repaired_papers += len(incomplete)
+        self.catalog.upsert([p for p in merged if p.paper_id in recorded - incomplete],
+                            {pid: stored[pid][1] for pid in recorded}, library)
         if work:
             self._write(work, set(stored), changed, embedder, progress, report, library)
         self.catalog.join_library([p.paper_id for p in papers], library)  # unchanged papers too

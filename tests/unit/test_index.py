@@ -113,12 +113,21 @@ def test_reingesting_a_renamed_file_loses_no_paper(settings, tmp_path):
     pipeline.ingest(pipeline.load([a])[0], progress=False)
     b = tmp_path / "b.jsonl"
     b.write_text(a.read_text())
+    index = pipeline.index()
+    generation = index.catalog.generation()
     again = pipeline.ingest(pipeline.load([b])[0], progress=False)
     assert again.updated_papers == 40 and again.embedded_chunks == 0
+    # only the catalog holds a paper's sources: no chunk was rewritten, so the lexical index stays as it was
+    assert index.catalog.generation() == generation and index.lexical() is not None
     stats = pipeline.index().stats()
     assert stats["papers"] == 40 and stats["chunks"] == 40
     (meta,) = [m for m in pipeline.index().papers().values() if m["source_id"] == "p3"]
     assert meta["sources"] == "a.jsonl; b.jsonl"
+    c = tmp_path / "c.jsonl"  # renamed again, and a field every chunk carries changed: the chunks are rewritten
+    c.write_text(a.read_text().replace('"venue": "ICML"', '"venue": "ICML", "primary_area": "graph learning"'))
+    third = pipeline.ingest(pipeline.load([c])[0], progress=False)
+    assert third.updated_papers == 40 and third.embedded_chunks == 0 and index.catalog.generation() == generation + 1
+    assert {m["topic"] for _, m in index.all_metadata()} == {"graph learning"} and index.stats()["chunks"] == 40
 
 
 def test_a_paper_missing_a_later_chunk_is_repaired(indexed):
