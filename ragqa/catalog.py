@@ -227,10 +227,14 @@ class Catalog:
             db.execute("DELETE FROM rewritten")
 
     def join_library(self, paper_ids: list[str], library: str) -> None:
+        """Add these catalogued papers to `library`; a revision only when one was not in it yet (an unchanged
+        re-ingest leaves the readers' saved views current)."""
         with self._db() as db:
+            before = db.total_changes
             db.executemany("INSERT OR IGNORE INTO libraries (paper_id, library) SELECT paper_id, ? FROM papers WHERE paper_id = ?",
                            [(library, pid) for pid in paper_ids])
-            _touch(db)
+            if db.total_changes != before:
+                _touch(db)
 
     def libraries(self) -> dict[str, int]:
         """library -> papers in it."""

@@ -240,7 +240,11 @@ class Searcher:
         return snapshot.path_for(self.index.catalog.path)
 
     def save_views(self) -> None:
-        """Build every view a question may need and save them for the next reader's cold start (writers only)."""
+        """Build every view a question may need and save them for the next reader's cold start (writers only), unless
+        the saved ones are for the catalog as it is (a write that changed nothing)."""
+        catalog = self.index.catalog
+        if snapshot.is_current(self._views_path, (catalog.count(), catalog.generation(), catalog.revision())):
+            return
         self.refresh(saved_views=False)  # from the catalog itself, never from an earlier file
         records = self._meta
         self._meta = records.slim()  # one pass over the catalog feeds every view, not a pass each (~90 s each at 1M papers)

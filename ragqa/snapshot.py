@@ -12,7 +12,8 @@ import os
 import pickle
 from pathlib import Path
 
-VERSION = 4  # 2: method names keyed by retrieve.name_key; 3: + names an abstract introduces; 4: no paper records
+VERSION = 5  # 2: method names keyed by retrieve.name_key; 3: + names an abstract introduces; 4: no paper records;
+# 5: the key pickled before the views, so a writer checks it without loading them
 
 
 def path_for(catalog_path: Path) -> Path:
@@ -23,17 +24,32 @@ def save(path: Path, key: tuple[int, ...], views: dict) -> None:
     """Write atomically: a reader sees the old file or the new one, never half of one."""
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
     with open(tmp, "wb") as f:
-        pickle.dump({"version": VERSION, "key": key, "views": views}, f, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump({"version": VERSION, "key": list(key)}, f, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(views, f, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(tmp, path)
+
+
+def _header_matches(f, key: tuple[int, ...]) -> bool:
+    head = pickle.load(f)
+    return isinstance(head, dict) and head.get("version") == VERSION and tuple(head.get("key") or ()) == tuple(key)
+
+
+def is_current(path: Path, key: tuple[int, ...]) -> bool:
+    """Whether the saved views were written for this (paper count, generation, revision); reads the key only."""
+    try:
+        with open(path, "rb") as f:
+            return _header_matches(f, key)
+    except _UNREADABLE:
+        return False
 
 
 def load(path: Path, key: tuple[int, ...]) -> dict | None:
     """The saved views if they were written for this (paper count, generation, revision), else None."""
     try:
         with open(path, "rb") as f:
-            data = pickle.load(f)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+            return pickle.load(f) if _header_matches(f, key) else None
+    except _UNREADABLE:
         return None
-    if not isinstance(data, dict) or data.get("version") != VERSION or tuple(data.get("key") or ()) != tuple(key):
-        return None
-    return data["views"]
+
+
+_UNREADABLE = (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError)

@@ -45,6 +45,23 @@ def test_views_are_ignored_after_a_write_that_did_not_save_them(indexed):
     assert "extra" in reader.libraries()
 
 
+def test_an_unchanged_reingest_keeps_the_saved_views_and_a_new_library_rebuilds_them(indexed, monkeypatch):
+    """Re-ingesting what is indexed writes nothing: the revision stays, so the views (minutes of work at 1M papers)
+    are not built again; the same papers joining another library is a change, and they are."""
+    catalog = indexed.index().catalog
+    revision, built = catalog.revision(), []
+    save = Searcher.refresh
+
+    def counting(self, saved_views=True):
+        built.append(saved_views)
+        return save(self, saved_views)
+    monkeypatch.setattr(Searcher, "refresh", counting)
+    indexed.ingest(indexed.load()[0], progress=False)
+    assert catalog.revision() == revision and False not in built
+    indexed.ingest(indexed.load()[0], progress=False, library="again")
+    assert catalog.revision() > revision and False in built and "again" in _reader(indexed).libraries()
+
+
 def test_a_broken_views_file_is_ignored(indexed):
     path = snapshot.path_for(indexed.index().catalog.path)
     path.write_bytes(b"not a pickle")
