@@ -83,8 +83,9 @@ def test_saved_tokens_come_back_for_their_generation_only(tmp_path):
     built.save(folder)
     assert SavedTokens.open(folder, 2) is None and SavedTokens.open(folder, None) is None
     kept = SavedTokens.open(folder, 3)
-    again = LexicalIndex.build([(ids, [None] * len(ids))], generation=4, kept=kept)
     assert [list(kept.get(cid)) for cid in ids] == [list(t) for t in bm25s_ids(TEXTS)]
+    again = LexicalIndex.build([(ids, [None] * len(ids))], generation=4, kept=kept)
+    assert kept.get(ids[0]) is None  # let go of once every page is assembled
     for query in QUERIES:
         assert again.search(query, 10) == built.search(query, 10), query
     (folder / "vocab.tokenizer.json").unlink()  # an index saved before tokens were kept
