@@ -540,8 +540,8 @@ class PaperIndex:
         work = [p for p in merged if p.paper_id not in stored or p.paper_id in changed | incomplete]
         report.updated_papers += len(changed | recorded)
         report.repaired_papers += len(incomplete)
-        self.catalog.upsert([p for p in merged if p.paper_id in recorded - incomplete],
-                            {pid: stored[pid][1] for pid in recorded}, library)
+        rows_only = recorded - incomplete  # (an incomplete paper's row goes with its chunks)
+        self.catalog.upsert([p for p in merged if p.paper_id in rows_only], {pid: stored[pid][1] for pid in rows_only}, library)
         if work:
             self._write(work, set(stored), changed, embedder, progress, report, library)
         self.catalog.join_library([p.paper_id for p in papers], library)  # unchanged papers too

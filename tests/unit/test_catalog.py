@@ -164,7 +164,8 @@ def _paper(pid, text, title=None):
 
 def test_the_term_table_counts_what_an_in_memory_count_of_the_records_counts(tmp_path):
     """Readers look up a question's terms in the catalog instead of counting every paper's terms at start; the
-    table must hold the same document frequencies after inserts, an update that changes a paper's text, and a delete."""
+    table must hold the same document frequencies after inserts, an update that changes a paper's text, updates that
+    change none of its words, and a delete."""
     from ragqa.answerability import TermStats
     from ragqa.terms import terms
 
@@ -174,6 +175,9 @@ def test_the_term_table_counts_what_an_in_memory_count_of_the_records_counts(tmp
               _paper("c", "Transformers learn graph algorithms in context.", "Graph Transformers")]
     catalog.upsert(papers, {p.paper_id: 1 for p in papers})
     catalog.upsert([_paper("b", "Diffusion models for protein design.")], {"b": 1})  # b's old terms must leave
+    from dataclasses import replace
+    catalog.upsert([replace(papers[0], authors=("Ann Lee",), sources=("x.jsonl",)), _paper("b", "Diffusion models for protein design.")],
+                   {"a": 1, "b": 1})  # rows whose words did not change: their terms stay counted once
     catalog.delete(["c"])
     records = {pid: paper_metadata(p) for pid, (p, _) in catalog.all().items()}
     words = sorted({t for m in records.values() for t in terms(f"{m['title']} {m['label']} {m['text']}")} | {"graph", "kernel", "quokka"})
