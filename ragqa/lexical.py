@@ -70,7 +70,7 @@ class _Packed:
         self._count += len(docs)
 
     def save(self, folder: Path) -> None:
-        """tokens.npy (every document's token ids, in order) and ends.npy (where each document's end), page by page."""
+        """tokens.npy (every document's token ids, in order) and ends.npy (each document's end in it), page by page."""
         total = sum(len(tokens) for tokens, _ in self._pages)
         tokens_out = np.lib.format.open_memmap(folder / "tokens.npy", mode="w+", dtype=np.int32, shape=(total,))
         ends_out = np.lib.format.open_memmap(folder / "ends.npy", mode="w+", dtype=np.int64, shape=(self._count,))
