@@ -191,13 +191,6 @@ class Catalog:
         row = self._db().execute("SELECT value FROM state WHERE key = 'generation'").fetchone()
         return row[0] if row else 0
 
-    def bump_generation(self) -> int:
-        with self._db() as db:
-            db.execute("INSERT INTO state (key, value) VALUES ('generation', 1) "
-                       "ON CONFLICT(key) DO UPDATE SET value = value + 1")
-            _touch(db)
-        return self.generation()
-
     def chunks_changing(self, paper_ids: list[str] | None) -> None:
         """Before chunks of these papers (None: any) are written or removed. The first such call since the lexical
         index was last saved moves the collection to a new generation (the saved index is stale to readers from then

@@ -22,6 +22,8 @@ from .errors import IndexMissingError, QueryError
 from .store import collection_name, drop_collection, get_collection, open_client
 
 if TYPE_CHECKING:  # llama-index is imported lazily: an unchanged re-ingest never needs it
+    from collections.abc import Set as AbstractSet
+
     from .lexical import LexicalIndex, SavedTokens
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.node_parser import SentenceSplitter
@@ -248,7 +250,7 @@ class PaperIndex:
 
         return LexicalIndex.load(self.lexical_path, self.catalog.generation())
 
-    def build_lexical(self, kept: "SavedTokens | None" = None, touched: set[str] = frozenset(),
+    def build_lexical(self, kept: "SavedTokens | None" = None, touched: "AbstractSet[str]" = frozenset(),
                       stage: bool = False) -> "LexicalIndex | None":
         """BM25 over the embedded text of every catalogued paper's chunks. A chunk of a paper not in `touched` takes
         its tokens from `kept` (the saved index's) when it is there; every other chunk is read from Chroma (writers and
@@ -263,7 +265,7 @@ class PaperIndex:
             wanted = [f"{pid}:{n}" for pid, count in self.catalog.chunk_counts().items() for n in range(count)]
             for start in range(0, len(wanted), _FETCH_BATCH):
                 ids = wanted[start:start + _FETCH_BATCH]
-                read = {cid for cid in ids if kept is None or cid.rsplit(":", 1)[0] in touched or kept.get(cid) is None}
+                read = {cid for cid in ids if kept is None or cid.rsplit(":", 1)[0] in touched or cid not in kept}
                 texts = {}
                 if read:
                     page = self.collection.get(ids=[cid for cid in ids if cid in read], include=["documents", "metadatas"])

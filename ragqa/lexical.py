@@ -197,6 +197,9 @@ class SavedTokens:
         """Let go of the id table and the mapped files; `get` finds nothing after."""
         self._position, self.tokens, self.ends = {}, np.zeros(0, np.int32), np.zeros(0, np.int64)
 
+    def __contains__(self, chunk_id: str) -> bool:
+        return chunk_id in self._position
+
     def get(self, chunk_id: str) -> np.ndarray | None:
         i = self._position.get(chunk_id)
         if i is None:
