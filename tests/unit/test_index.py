@@ -256,7 +256,13 @@ def test_a_vector_index_chroma_could_not_finish_saving_is_reported_and_rebuilt_f
     def ragqa(*args):
         return subprocess.run([str(Path(sys.executable).with_name("ragqa")), *args], env=env, capture_output=True, text=True, timeout=300)
     query = "work on zq17x and wv17y"  # words only Paper 17 has
-    before = ragqa("search", query, "--k", "5")
+
+    def top(result):  # titles of the papers with the best score: Paper 17 is BM25's only hit, so it gets 1/61, which
+        # a paper only the dense list ranks first ties (the hash embedder's vectors are near-equal for these abstracts,
+        # and HNSW picks among them differently per build): asserting "1. Paper 17" failed when the tie went the other way
+        hits = json.loads(result.stdout)["results"]
+        return len(hits), {h["title"] for h in hits if h["score"] == hits[0]["score"]}
+    before = ragqa("search", query, "--k", "5", "--json")
     (saved,) = settings.vectorstore_dir.glob("*/index_metadata.pickle")
     saved.write_bytes(saved.read_bytes()[:len(saved.read_bytes()) // 2])
     broken = ragqa("search", query, "--k", "5")
@@ -268,9 +274,11 @@ def test_a_vector_index_chroma_could_not_finish_saving_is_reported_and_rebuilt_f
     assert not damaged_folder.exists()  # Chroma 1.x leaves a dropped collection's folder behind: removed
     assert len(list(settings.vectorstore_dir.glob("*/index_metadata.pickle"))) == 1  # the rebuilt index only
     assert "every paper is complete (1100 papers, 1100 chunks)" in ragqa("ingest", "--verify").stdout
-    after = ragqa("search", query, "--k", "5")
+    after = ragqa("search", query, "--k", "5", "--json")
     assert before.returncode == after.returncode == 0
-    assert " 1. Paper 17  [" in before.stdout and " 1. Paper 17  [" in after.stdout and " 5. Paper " in after.stdout
+    assert top(before)[1] >= {"Paper 17"} and top(after)[1] >= {"Paper 17"}
+    dense = ragqa("search", query, "--k", "5", "--json", "--mode", "dense")  # the rebuilt vectors answer on their own
+    assert dense.returncode == 0 and top(dense)[0] == 5
 
 
 def test_sigterm_stops_an_ingest_between_writes_and_the_same_command_goes_on(settings, tmp_path):
