@@ -204,6 +204,7 @@ class Searcher:
         self._meta: dict[str, dict] = {}
         self._names: dict[str, list[str]] = {}
         self._facets: dict[str, object] = {}  # views of the collection (venues, author index, ...) until it changes
+        self._saved: snapshot.SavedViews | None = None  # the writer's saved views for this collection, read as asked for
         self._sentences = None
         self._admitted_sets: dict[str, frozenset[str]] = {}  # filters -> the papers they admit, until the collection changes
         self._admitted_lock = threading.Lock()  # the UI's threads share one Searcher
@@ -222,16 +223,10 @@ class Searcher:
         count = (catalog.count(), *stamp)
         # the saved BM25 index (memory-mapped); a store written before it is indexed in memory until the next ingest
         self._bm25 = self.index.lexical() or self.index.build_lexical()
-        views = snapshot.load(self._views_path, count) if saved_views else None
+        self._saved = snapshot.load(self._views_path, count) if saved_views else None
         self._meta = self.index.records()  # only catalogued papers exist for readers; read when asked for
-        if views is not None:
-            self._names, self._facets = views["names"], views["facets"]
-            for facet in self._facets.values():
-                if hasattr(facet, "attach"):  # indexes that read records on a rare path get them back
-                    facet.attach(self._meta)
-        else:
-            self._names = _method_names(self._meta)
-            self._facets = {}
+        self._names = self._saved.names if self._saved is not None else _method_names(self._meta)
+        self._facets = {}  # from the saved views when first asked for (_facet), else built
         self._admitted_sets = {}
         self._bm25_count = count
 
@@ -257,7 +252,7 @@ class Searcher:
             self._meta = records
         self.authors().attach(records), self.topic_index().attach(records)  # their rare paths read whole records
         facets = {k: v for k, v in self._facets.items() if k != "term stats"}  # the catalog's term table, read per question
-        snapshot.save(self._views_path, self._bm25_count, {"names": self._names, "facets": facets})
+        snapshot.save(self._views_path, self._bm25_count, self._names, facets)
 
     def paper_meta(self) -> PaperRecords:
         self.refresh()
@@ -283,7 +278,12 @@ class Searcher:
         """A view of the collection, build(paper_id -> record), computed once per collection change."""
         self.refresh()
         if name not in self._facets:
-            self._facets[name] = build(self._meta)
+            view = self._saved.facet(name) if self._saved is not None else None
+            if view is None:
+                view = build(self._meta)
+            elif hasattr(view, "attach"):  # indexes that read records on a rare path get them back
+                view.attach(self._meta)
+            self._facets[name] = view
         return self._facets[name]
 
     def _postings(self, name: str, key) -> dict:
