@@ -250,6 +250,10 @@ def _check_export(args) -> None:
 def cmd_search(args) -> int:
     pipeline = _pipeline(args)
     _check_export(args)
+    try:  # opens the store and starts loading its vectors before _filters imports retrieve, so they overlap
+        pipeline.searcher
+    except RagqaError:  # reported by the search itself, after the question and filters are checked
+        pass
     if args.batch:
         ids: list[str] = []
         for row in _read_batch(args.batch):

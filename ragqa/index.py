@@ -301,12 +301,15 @@ class PaperIndex:
     def count(self) -> int:
         return self.collection.count()
 
-    def load_vectors(self, embedder) -> None:
+    def load_vectors(self) -> None:
         """Have Chroma load the vector index into memory, as its first query does (5.5 s at 1.9M chunks). That query
-        releases the GIL, so run in a thread it overlaps a reader's other start-up work (the saved views, 2.4 s there).
-        A failure is left for the real query to report."""
+        releases the GIL, so run in a thread it overlaps a reader's other start-up work (llama-index's imports, the saved
+        views). It asks with a unit vector of the collection's dimension, so it needs no embedder and can start as soon
+        as the collection is open. A failure is left for the real query to report."""
         try:
-            self.collection.query(query_embeddings=[embedder.get_query_embedding("load")], n_results=1, include=[])
+            dim = self.collection.get_model().dimension
+            if dim:
+                self.collection.query(query_embeddings=[[1.0] + [0.0] * (dim - 1)], n_results=1, include=[])
         except Exception:  # noqa: BLE001  (the question's own query reports it, as one line)
             pass
 

@@ -2,7 +2,8 @@
 
 onnxruntime releases the GIL while it loads and optimises the graph (~0.2 s on 2 cores), so a session started before
 a cold start imports llama-index and chromadb (~1.2 s) is ready by the time the first question is embedded. This module
-imports neither: a thread that waited on the imports it is meant to overlap would gain nothing. Embedding lives in
+imports neither: a thread that waited on the imports it is meant to overlap would gain nothing. The thread imports
+nothing either (prefetch imports onnxruntime first): two threads importing numpy at once break its import. Embedding lives in
 onnx_embed.py; choosing a backend in models.py.
 """
 from __future__ import annotations
@@ -34,7 +35,12 @@ def open_session(model_file: Path, tokenizer_file: Path, threads: int = 0):
 
 
 def prefetch(model_file: Path, tokenizer_file: Path, threads: int = 0) -> None:
-    """Start opening a session for these files in a daemon thread; `take` collects it (or its error)."""
+    """Start opening a session for these files in a daemon thread; `take` collects it (or its error). onnxruntime and
+    tokenizers are imported here, in the caller's thread: a thread importing them (and numpy) while the caller imports
+    chromadb, which imports all three, broke numpy's import ("partially initialized module", a _DeadlockError)."""
+    import onnxruntime  # noqa: F401
+    import tokenizers  # noqa: F401
+
     key = (str(model_file), str(tokenizer_file), threads)
     with _lock:
         if key in _pending:

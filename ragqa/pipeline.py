@@ -75,18 +75,18 @@ class Pipeline:
 
     @cached_property
     def searcher(self) -> "Searcher":
-        if self._embedder is None:  # the ONNX session opens while retrieve's and the store's imports run
+        if self._embedder is None:  # the ONNX session opens while the store's and retrieve's imports run
             from .models import prefetch_embedder
 
             prefetch_embedder(self.settings)
-        from .retrieve import Searcher
-
         index = self.index(create=False)
         index.require_nonempty()
-        searcher = Searcher(self.settings, index, self.embedder)
-        if not self.settings.chroma_host:  # an embedded store loads its vector index on the first query: start it now
-            threading.Thread(target=index.load_vectors, args=(self.embedder,), name="ragqa-load-vectors").start()
-        return searcher
+        if not self.settings.chroma_host:  # an embedded store loads its vector index on the first query: start it now,
+            # before llama-index's imports (retrieve), which it overlaps
+            threading.Thread(target=index.load_vectors, name="ragqa-load-vectors").start()
+        from .retrieve import Searcher
+
+        return Searcher(self.settings, index, self.embedder)
 
     @cached_property
     def calibration(self):

@@ -369,7 +369,7 @@ def test_a_reader_loads_the_vector_index_in_a_thread_while_it_starts(indexed, mo
     from ragqa.pipeline import Pipeline
 
     seen = []
-    monkeypatch.setattr(PaperIndex, "load_vectors", lambda self, embedder: seen.append(threading.current_thread().name))
+    monkeypatch.setattr(PaperIndex, "load_vectors", lambda self: seen.append(threading.current_thread().name))
     Pipeline(indexed.settings).searcher
     for thread in threading.enumerate():
         if thread.name == "ragqa-load-vectors":
@@ -378,6 +378,9 @@ def test_a_reader_loads_the_vector_index_in_a_thread_while_it_starts(indexed, mo
     monkeypatch.undo()
     index = indexed.index()
     queried = []
-    monkeypatch.setattr(index, "collection", type("C", (), {"query": lambda self, **kw: queried.append(kw) or 1 / 0})())
-    index.load_vectors(indexed.embedder)  # ZeroDivisionError swallowed: the question's query reports failures
-    assert queried and queried[0]["n_results"] == 1
+    model = index.collection.get_model()
+    monkeypatch.setattr(index, "collection", type("C", (), {"get_model": lambda self: model,
+                                                            "query": lambda self, **kw: queried.append(kw) or 1 / 0})())
+    index.load_vectors()  # ZeroDivisionError swallowed: the question's query reports failures
+    (vector,) = queried[0]["query_embeddings"]  # a unit vector of the collection's dimension: no embedder needed
+    assert queried[0]["n_results"] == 1 and len(vector) == model.dimension == 256 and sum(x * x for x in vector) == 1.0
