@@ -58,8 +58,8 @@ class SavedViews:
         except _UNREADABLE:
             return None
 
-    def __del__(self):
-        os.close(self._fd)
+    def __del__(self, _close=os.close):  # bound now: at interpreter exit the os module may be gone first
+        _close(self._fd)
 
 
 def _read(fd: int, start: int, span: tuple[int, int]):
