@@ -42,6 +42,54 @@ def test_json_search_prints_only_json(env, capsys):
     assert {"paper_id", "label", "title", "venue", "year", "authors", "topic", "score", "text", "abstract"} <= set(data["results"][0])
 
 
+def test_a_search_run_in_process_leaves_the_collector_as_it_found_it(env, capsys):
+    """The ragqa command turns the cyclic collector off for a one-question search and freezes what it made before the
+    process exits; a caller running main() in its own process keeps a working collector and nothing frozen."""
+    import gc
+
+    main(["ingest", "--quiet"])
+    for argv in (["search", "fractional graph neural network", "--k", "2"], ["search", "  "]):
+        main(argv)
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_the_ragqa_command_searches_and_exits_cleanly(env):
+    """The console script (cli.run): a one-question search prints its hits and exits 0 with nothing on stderr."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    subprocess.run([str(Path(sys.executable).with_name("ragqa")), "ingest", "--quiet"], check=True, capture_output=True)
+    done = subprocess.run([str(Path(sys.executable).with_name("ragqa")), "search", "fractional graph neural network",
+                           "--k", "2"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stderr == "" and " 2. " in done.stdout
+
+
+def test_a_stop_signal_a_library_wraps_in_its_own_error_still_stops_the_ingest(env, capsys, monkeypatch):
+    """SIGTERM's KeyboardInterrupt raised inside a library callback came out as that library's error (pydantic-core's
+    PydanticSerializationError, from llama-index's node serializer) and `ragqa ingest` exited 1 with a traceback; it
+    is still the stop it was. The same error without a signal is not."""
+    import os
+    import signal
+
+    from ragqa import cli
+
+    def wrapped(pipeline, args, signum=signal.SIGTERM):
+        try:
+            if signum:
+                os.kill(os.getpid(), signum)
+            for _ in range(10_000_000):  # the handler runs between bytecodes
+                pass
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("Error calling function `<lambda>`: KeyboardInterrupt") from None
+        raise RuntimeError("a real failure")
+    monkeypatch.setattr(cli, "_ingest", wrapped)
+    assert main(["ingest", "--quiet"]) == 130 and "ingest stopped" in capsys.readouterr().err
+    monkeypatch.setattr(cli, "_ingest", lambda pipeline, args: wrapped(pipeline, args, signum=0))
+    with pytest.raises(RuntimeError, match="a real failure"):
+        main(["ingest", "--quiet"])
+
+
 def test_batch_search(env, capsys, tmp_path):
     main(["ingest", "--quiet"])
     batch = tmp_path / "q.jsonl"
