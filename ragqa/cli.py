@@ -374,11 +374,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # the cyclic collector's default first threshold (a pass per 700 new container objects) made 421 passes over what
-    # llama-index's and chromadb's imports leave for the life of the process, 0.25 s of a cold search; at 10,000 it made
-    # 29 (0.10 s), at 50,000 5 (0.06 s), at 100,000 2 (0.06-0.08 s): 50,000, where it stops paying off. Garbage cycles
-    # wait for at most that many new objects, a few MB
-    gc.set_threshold(50_000, *gc.get_threshold()[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -400,6 +395,11 @@ def run() -> None:
     """The ragqa command (the console script): main, then exit with its code."""
     global _COMMAND
     _COMMAND = True
+    # the cyclic collector's default first threshold (a pass per 700 new container objects) made 421 passes over what
+    # llama-index's and chromadb's imports leave for the life of the process, 0.25 s of a cold search; at 10,000 it made
+    # 29 (0.10 s), at 50,000 5 (0.06 s), at 100,000 2 (0.06-0.08 s): 50,000, where it stops paying off. Garbage cycles
+    # wait for at most that many new objects, a few MB. Set for the command's own process only, not a caller's
+    gc.set_threshold(50_000, *gc.get_threshold()[1:])
     sys.exit(main())
 
 

@@ -48,9 +48,10 @@ def test_a_search_run_in_process_leaves_the_collector_as_it_found_it(env, capsys
     import gc
 
     main(["ingest", "--quiet"])
+    threshold = gc.get_threshold()
     for argv in (["search", "fractional graph neural network", "--k", "2"], ["search", "  "]):
         main(argv)
-        assert gc.isenabled() and gc.get_freeze_count() == 0
+        assert gc.isenabled() and gc.get_freeze_count() == 0 and gc.get_threshold() == threshold
 
 
 def test_the_ragqa_command_searches_and_exits_cleanly(env):
