@@ -70,9 +70,27 @@ def _read(fd: int, start: int, span: tuple[int, int]):
     return pickle.loads(blob)
 
 
-def _header(f, key: tuple[int, ...]) -> dict | None:
+class _WholeViews(SavedViews):
+    """A VERSION 5 file's views, unpickled whole: a store saved before VERSION 6 keeps fast cold starts until its next
+    write saves them again (is_current says no, so that write does), instead of each reader building them (minutes at
+    1M papers)."""
+
+    def __init__(self, views: dict):
+        self.names, self._facets = views["names"], views["facets"]
+
+    def facets(self) -> list[str]:
+        return list(self._facets)
+
+    def facet(self, name: str):
+        return self._facets.get(name)
+
+    def __del__(self):
+        pass
+
+
+def _header(f, key: tuple[int, ...], versions: tuple[int, ...] = (VERSION,)) -> dict | None:
     head = pickle.load(f)
-    current = isinstance(head, dict) and head.get("version") == VERSION and tuple(head.get("key") or ()) == tuple(key)
+    current = isinstance(head, dict) and head.get("version") in versions and tuple(head.get("key") or ()) == tuple(key)
     return head if current else None
 
 
@@ -90,9 +108,11 @@ def load(path: Path, key: tuple[int, ...]) -> SavedViews | None:
     method names now and each facet when asked for (SavedViews.facet)."""
     try:
         with open(path, "rb") as f:
-            head = _header(f, key)
+            head = _header(f, key, (VERSION, 5))
             if head is None:
                 return None
+            if head["version"] == 5:
+                return _WholeViews(pickle.load(f))
             fd, start = os.dup(f.fileno()), f.tell()
         try:
             names = _read(fd, start, head["spans"]["names"])

@@ -1,6 +1,8 @@
 """The views a writer saves for readers' cold starts: used when current, ignored when stale or broken."""
 from __future__ import annotations
 
+import pytest
+
 from ragqa import snapshot
 from ragqa.pipeline import Pipeline
 from ragqa.metadata import AuthorIndex, TopicIndex
@@ -140,3 +142,25 @@ def test_a_reader_reads_only_the_views_its_questions_ask_for_from_the_file_it_op
     snapshot.save(reader._views_path, key, {}, {"surnames": {"someone": {"p0"}}})  # another writer's file
     assert saved.facet("surnames") == surnames and surnames and reader._papers_by_surname() == surnames
     assert snapshot.load(reader._views_path, key).facet("surnames") == {"someone": {"p0"}}
+
+
+def test_a_store_saved_before_per_view_pickles_keeps_its_views_until_the_next_write(indexed, monkeypatch):
+    """A VERSION 5 file (the key, then every view in one pickle) is read whole, not ignored: a reader of a store saved
+    before this version does not build the views itself (minutes at 1M papers); the writer still saves them anew."""
+    import pickle
+
+    catalog = indexed.index().catalog
+    key = (catalog.count(), catalog.generation(), catalog.revision())
+    path = snapshot.path_for(catalog.path)
+    saved = snapshot.load(path, key)
+    views = {"names": saved.names, "facets": {name: saved.facet(name) for name in saved.facets()}}
+    with open(path, "wb") as f:
+        pickle.dump({"version": 5, "key": list(key)}, f)
+        pickle.dump(views, f)
+    assert not snapshot.is_current(path, key)
+    monkeypatch.setattr("ragqa.retrieve._method_names", lambda metas: pytest.fail("built the names"))
+    reader = _reader(indexed)
+    assert reader.venues() == views["facets"]["venue"] and reader._names == views["names"]
+    monkeypatch.undo()
+    reader.save_views()
+    assert snapshot.is_current(path, key)
