@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import weakref
 from pathlib import Path
 
 VERSION = 6  # 2: method names keyed by retrieve.name_key; 3: + names an abstract introduces; 4: no paper records;
@@ -38,54 +39,34 @@ def save(path: Path, key: tuple[int, ...], names: dict, facets: dict[str, object
 
 
 class SavedViews:
-    """The views of one saved file, each unpickled when first asked for: a search asks for a few (at 100k papers the
-    author-name maps it does not ask for were ~0.25 s of a 0.34 s load). The file stays open until this object goes,
-    so every view comes from the file its key was read from, even after a writer replaced it (os.replace); reads use
-    pread, which threads can share."""
+    """The saved views of one file, each unpickled when first asked for: a search asks for a few (at 100k papers the
+    author-name maps it does not ask for were ~0.25 s of a 0.34 s load). `read(name)` unpickles one (load: from the
+    file the key was read from, held open until these views go, so a writer replacing the file (os.replace) cannot mix
+    two versions into one reader)."""
 
-    def __init__(self, fd: int, start: int, spans: dict[str, tuple[int, int]], names: dict):
-        self._fd, self._start, self._spans, self.names = fd, start, spans, names
-
-    def facets(self) -> list[str]:
-        return [name.removeprefix("facet ") for name in self._spans if name.startswith("facet ")]
-
-    def facet(self, name: str):
-        """The saved view, or None when the file has none by that name or it cannot be read (the caller builds it)."""
-        if f"facet {name}" not in self._spans:
-            return None
-        try:
-            return _read(self._fd, self._start, self._spans[f"facet {name}"])
-        except _UNREADABLE:
-            return None
-
-    def __del__(self, _close=os.close):  # bound now: at interpreter exit the os module may be gone first
-        _close(self._fd)
-
-
-def _read(fd: int, start: int, span: tuple[int, int]):
-    offset, length = span
-    blob = os.pread(fd, length, start + offset)
-    if len(blob) != length:
-        raise EOFError(f"{len(blob)} of {length} bytes")
-    return pickle.loads(blob)
-
-
-class _WholeViews(SavedViews):
-    """A VERSION 5 file's views, unpickled whole: a store saved before VERSION 6 keeps fast cold starts until its next
-    write saves them again (is_current says no, so that write does), instead of each reader building them (minutes at
-    1M papers)."""
-
-    def __init__(self, views: dict):
-        self.names, self._facets = views["names"], views["facets"]
+    def __init__(self, names: dict, facets: list[str], read):
+        self.names, self._facets, self._read = names, facets, read
 
     def facets(self) -> list[str]:
         return list(self._facets)
 
     def facet(self, name: str):
-        return self._facets.get(name)
+        """The saved view, or None when the file has none by that name or it cannot be read (the caller builds it)."""
+        if name not in self._facets:
+            return None
+        try:
+            return self._read(name)
+        except _UNREADABLE:
+            return None
 
-    def __del__(self):
-        pass
+
+def _read(fd: int, start: int, span: tuple[int, int]):
+    """One pickle at span (offset after the header, length), with pread: threads share the descriptor."""
+    offset, length = span
+    blob = os.pread(fd, length, start + offset)
+    if len(blob) != length:
+        raise EOFError(f"{len(blob)} of {length} bytes")
+    return pickle.loads(blob)
 
 
 def _header(f, key: tuple[int, ...], versions: tuple[int, ...] = (VERSION,)) -> dict | None:
@@ -111,15 +92,20 @@ def load(path: Path, key: tuple[int, ...]) -> SavedViews | None:
             head = _header(f, key, (VERSION, 5))
             if head is None:
                 return None
-            if head["version"] == 5:
-                return _WholeViews(pickle.load(f))
+            if head["version"] == 5:  # a store saved before VERSION 6: read whole, as then, until its next write
+                whole = pickle.load(f)  # saves it again (is_current says no), not built by every reader
+                return SavedViews(whole["names"], list(whole["facets"]), whole["facets"].__getitem__)
             fd, start = os.dup(f.fileno()), f.tell()
+        spans = head["spans"]
         try:
-            names = _read(fd, start, head["spans"]["names"])
+            names = _read(fd, start, spans["names"])
         except BaseException:
             os.close(fd)
             raise
-        return SavedViews(fd, start, head["spans"], names)
+        views = SavedViews(names, [n.removeprefix("facet ") for n in spans if n.startswith("facet ")],
+                           lambda name: _read(fd, start, spans[f"facet {name}"]))
+        weakref.finalize(views, os.close, fd)
+        return views
     except (*_UNREADABLE, KeyError):
         return None
 
