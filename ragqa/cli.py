@@ -45,7 +45,7 @@ def _pipeline(args):
 
 
 def _filters(args):
-    from .retrieve import Filters
+    from .request import Filters
 
     return Filters(venue=args.venue, year=args.year, author=args.author, topic=args.topic, status=args.status,
                    library=args.library)
@@ -272,10 +272,6 @@ def cmd_search(args) -> int:
 def _search(args) -> int:
     pipeline = _pipeline(args)
     _check_export(args)
-    try:  # opens the store and starts loading its vectors before _filters imports retrieve, so they overlap
-        pipeline.searcher
-    except RagqaError:  # reported by the search itself, after the question and filters are checked
-        pass
     if args.batch:
         ids: list[str] = []
         for row in _read_batch(args.batch):

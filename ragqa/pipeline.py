@@ -192,10 +192,13 @@ class Pipeline:
         """Retrieval alone; a follow-up is rewritten exactly as `ask` rewrites it, so retrieval evals
         measure what answers use."""
         from .errors import ModelError
-        from .retrieve import require_question, search
-        from .rewrite import both_turns, condense_question
+        from .request import require_question
 
         question = require_question(question, self.settings.max_question_chars)
+        searcher = self.searcher  # opens the store and starts its vector load before retrieve's imports, which it overlaps
+        from .retrieve import search
+        from .rewrite import both_turns, condense_question
+
         use_translation = self.settings.translate_queries if translate is None else translate
 
         def rewrite(q: str, h: list[str]) -> str:
@@ -205,7 +208,7 @@ class Pipeline:
                 return both_turns(h, q)
             return condense_question(llm, h, q, self.settings)
 
-        return search(self.searcher, question, filters, k, history=history, rewrite=rewrite if history else None,
+        return search(searcher, question, filters, k, history=history, rewrite=rewrite if history else None,
                       translate=self.translate if use_translation else None)
 
     # -- answering ----------------------------------------------------------------------------

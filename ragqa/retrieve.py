@@ -26,6 +26,7 @@ from .index import PaperIndex, PaperRecords
 from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
 from . import snapshot
 from .names import greek
+from .request import Filters, require_question  # noqa: F401  (also imported from here)
 from .rewrite import both_turns
 from .spelling import correct, corrections, english_words, slips
 from .terms import terms
@@ -41,19 +42,6 @@ _GENERIC = {"llm", "llms", "ml", "ai", "rl", "nlp", "gnn", "gnns", "cnn", "cnns"
 # (Stable Diffusion, Neural Radiance Fields); longer runs are title-cased text, not names
 _ACRONYM = re.compile(r"[A-Z]+(?:-[A-Z]+)*")  # TRACE, CMA-ES: an acronym, hyphenated or not
 _CAPS = re.compile(r"(?<![\w-])[A-Z][\w-]+(?: [A-Z][\w-]+)+(?![\w-])")
-
-
-@dataclass(frozen=True)
-class Filters:
-    venue: str | None = None
-    year: int | None = None
-    author: str | None = None
-    topic: str | None = None
-    status: str | None = None  # oral / spotlight / poster, where the corpus has it
-    library: str | None = None  # one library (ragqa ingest --library); None: all
-
-    def active(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
 
 
 @dataclass(frozen=True)
@@ -756,17 +744,6 @@ def _whole_subject(topic: TopicMatch | None, text: str, spans: list[str], notes:
     n = len(topic.papers | topic.titled)  # as the answer's lead counts them: topic, keywords or title
     notes.append(f"topic label from question: {topic.span} ({n} paper{'s carry' if n != 1 else ' carries'} it)")
     return topic
-
-
-def require_question(question: str | None, limit: int | None = None) -> str:
-    """The stripped question; empty, or longer than `limit` characters (Settings.max_question_chars), is a QueryError."""
-    question = (question or "").strip()
-    if not question:
-        raise QueryError("The question is empty. Type a question, e.g. 'Which papers study sparse autoencoders?'")
-    if limit is not None and len(question) > limit:
-        raise QueryError(f"The question is {len(question):,} characters; ask it in at most {limit:,} "
-                         "(RAGQA_MAX_QUESTION_CHARS), e.g. the paragraph that matters.")
-    return question
 
 
 def search(
