@@ -37,6 +37,8 @@ CREATE INDEX IF NOT EXISTS libraries_name ON libraries(library);
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 -- papers whose chunks were written or removed since the generation in state 'lexical_base' (see chunks_changing)
 CREATE TABLE IF NOT EXISTS rewritten (paper_id TEXT PRIMARY KEY) WITHOUT ROWID;
+-- papers added since the readers' views were saved at the revision in state 'views_revision' (see papers_added)
+CREATE TABLE IF NOT EXISTS added (paper_id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS papers_source ON papers(source_id);
 CREATE INDEX IF NOT EXISTS papers_venue_year ON papers(venue, year);
 CREATE INDEX IF NOT EXISTS papers_shown ON papers(COALESCE(venue, ''), COALESCE(NULLIF(title, ''), label));
@@ -168,6 +170,7 @@ class Catalog:
             # the term counts move by the rows whose label, title or text changed (a new file name or author list
             # changes none: at 100k papers recounting them all took ~2 minutes)
             old = self._old_texts(db, [p.paper_id for p in papers])
+            _note_added(db, [p.paper_id for p in papers if p.paper_id not in old], [pid for pid in old])
             moved = [p for p in papers if old.get(p.paper_id) != (p.label, p.title, p.text)]
             _add_terms(db, _terms_of_rows(old[p.paper_id] for p in moved if p.paper_id in old), -1)
             _add_terms(db, _terms_of_rows((p.label, p.title, p.text) for p in moved), +1)
@@ -223,6 +226,24 @@ class Catalog:
             db.execute("DELETE FROM state WHERE key = 'lexical_base'")
             db.execute("DELETE FROM rewritten")
 
+    def views_saved(self, revision: int) -> None:
+        """The readers' views were saved for this revision: papers added from now on are recorded (papers_added)."""
+        with self._db() as db:
+            db.execute("INSERT INTO state (key, value) VALUES ('views_revision', ?) "
+                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (revision,))
+            db.execute("DELETE FROM added")
+
+    def papers_added(self) -> tuple[int, list[str]] | None:
+        """(the revision the readers' views were last saved for, the papers added since, in catalog order), or None
+        when some other change was written since (an update, a removal, a library change: the views are built anew)."""
+        db = self._db()
+        row = db.execute("SELECT value FROM state WHERE key = 'views_revision'").fetchone()
+        if row is None or row[0] < 0:
+            return None
+        ids = [pid for (pid,) in db.execute("SELECT paper_id FROM papers WHERE paper_id IN (SELECT paper_id FROM added) "
+                                             "ORDER BY rowid")]
+        return row[0], ids
+
     def join_library(self, paper_ids: list[str], library: str) -> None:
         """Add these catalogued papers to `library`; a revision only when one was not in it yet (an unchanged
         re-ingest leaves the readers' saved views current)."""
@@ -231,6 +252,7 @@ class Catalog:
             db.executemany("INSERT OR IGNORE INTO libraries (paper_id, library) SELECT paper_id, ? FROM papers WHERE paper_id = ?",
                            [(library, pid) for pid in paper_ids])
             if db.total_changes != before:
+                _views_stale(db)
                 _touch(db)
 
     def libraries(self) -> dict[str, int]:
@@ -324,6 +346,7 @@ class Catalog:
         with self._db() as db:
             ids = [r[0] for r in db.execute("SELECT paper_id FROM libraries WHERE library = ?", (library,))]
             db.execute("DELETE FROM libraries WHERE library = ?", (library,))
+            _views_stale(db)
             _touch(db)
             kept = {r[0] for r in db.execute("SELECT DISTINCT paper_id FROM libraries")}
         return [pid for pid in ids if pid not in kept]
@@ -332,6 +355,7 @@ class Catalog:
         with self._db() as db:
             _add_terms(db, _terms_of_rows(self._old_texts(db, paper_ids).values()), -1)
             db.executemany("DELETE FROM papers WHERE paper_id = ?", [(pid,) for pid in paper_ids])
+            _views_stale(db)
             _touch(db)
 
     def name_hits(self, match: str, limit: int) -> list[tuple[str, str]]:
@@ -424,6 +448,28 @@ def _add_terms(db: sqlite3.Connection, counts: Counter, sign: int) -> None:
                    [(t, sign * n) for t, n in counts.items()])
     if sign < 0:
         db.executemany("DELETE FROM term_df WHERE term = ? AND df <= 0", [(t,) for t in counts])
+
+
+def _note_added(db: sqlite3.Connection, new: list[str], updated: list[str]) -> None:
+    """Inside a write: record new papers for the views' extension; an update of a paper the views already hold (one
+    not added since) makes them stale (papers_added)."""
+    row = db.execute("SELECT value FROM state WHERE key = 'views_revision'").fetchone()
+    if row is None or row[0] < 0:
+        return
+    if updated:
+        held = set(updated)
+        for where, params in _pages(updated):
+            held -= {pid for (pid,) in db.execute(f"SELECT paper_id FROM added {where}", params)}
+        if held:
+            _views_stale(db)
+            return
+    db.executemany("INSERT OR IGNORE INTO added (paper_id) VALUES (?)", [(pid,) for pid in new])
+
+
+def _views_stale(db: sqlite3.Connection) -> None:
+    """Inside a write that changes what the saved views hold other than by adding papers: they are built anew."""
+    db.execute("UPDATE state SET value = -1 WHERE key = 'views_revision'")
+    db.execute("DELETE FROM added")
 
 
 def _touch(db: sqlite3.Connection) -> None:

@@ -77,17 +77,21 @@ class AuthorIndex:
     def __init__(self, papers: dict[str, dict]):
         self._texts = papers
         self._vocabulary: set[str] | None = None
-        self.papers: dict[str, int] = {}
-        spelling: dict[str, str] = {}
+        self.papers: dict[str, int] = {}  # an author's first spelling -> their papers
+        self.full: dict[str, str] = {}  # folded name -> that spelling
+        self.surnames: dict[str, list[str]] = {}
+        self.add(papers)
+
+    def add(self, papers: dict[str, dict]) -> None:
+        """Papers after those indexed (in catalog order): the index one built over all of them gives."""
         for meta in papers.values():
             for name in dict.fromkeys(authors_of(meta)):
                 key = fold(name)
-                spelling.setdefault(key, name)
-                self.papers[spelling[key]] = self.papers.get(spelling[key], 0) + 1
-        self.full = {fold(n): n for n in self.papers}
-        self.surnames: dict[str, list[str]] = {}
-        for name in self.papers:
-            self.surnames.setdefault(fold(name.split()[-1]), []).append(name)
+                if key not in self.full:
+                    self.full[key] = name
+                    self.surnames.setdefault(fold(name.split()[-1]), []).append(name)
+                self.papers[self.full[key]] = self.papers.get(self.full[key], 0) + 1
+        self._vocabulary = None
 
     def __getstate__(self) -> dict:  # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
         return {**self.__dict__, "_texts": {}}
@@ -218,22 +222,28 @@ class TopicIndex:
 
     def __init__(self, papers: dict[str, dict]):
         self.labelled: dict[tuple[str, ...], set[str]] = {}
-        for pid, meta in papers.items():
-            for phrase in topic_parts(meta):
-                self.labelled.setdefault(phrase, set()).add(pid)
-        # a label made of request words only ("papers", "other") or one short word names nothing
-        self.labelled = {p: ids for p, ids in self.labelled.items() if self._names_something(p)}
-        self.longest = max(map(len, self.labelled), default=0)
-        self._papers = papers
-        self._titles: dict[str, tuple[str, ...]] | None = None  # built on first use: few questions need it
-        self._title_words: dict[str, set[str]] = {}
         # every run of words inside a label -> the papers under it: a cued phrase may name part of a label
         # ("vision area" -> Computer Vision), and a topic filter matches any run
         self.within: dict[tuple[str, ...], set[str]] = {}
-        for p, ids in self.labelled.items():
+        self._papers = papers
+        self.add(papers)
+
+    def add(self, papers: dict[str, dict]) -> None:
+        """Papers after those indexed: the index one built over all of them gives."""
+        labelled: dict[tuple[str, ...], set[str]] = {}
+        for pid, meta in papers.items():
+            for phrase in topic_parts(meta):
+                labelled.setdefault(phrase, set()).add(pid)
+        for p, ids in labelled.items():
+            if not self._names_something(p):  # a label made of request words only ("papers", "other") or one short word
+                continue
+            self.labelled.setdefault(p, set()).update(ids)
             for i in range(len(p)):
                 for j in range(i + 1, len(p) + 1):
                     self.within.setdefault(p[i:j], set()).update(ids)
+        self.longest = max(map(len, self.labelled), default=0)
+        self._titles: dict[str, tuple[str, ...]] | None = None  # built on first use: few questions need it
+        self._title_words: dict[str, set[str]] = {}
 
     def __getstate__(self) -> dict:  # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
         return {**self.__dict__, "_papers": {}}

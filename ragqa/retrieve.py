@@ -19,7 +19,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from .clean import CJK, method_name
 from .config import Settings
-from .corpus import authors_of, libraries_of
+from .corpus import authors_of
 from .errors import QueryError
 from .intent import without_recency
 from .index import PaperIndex, PaperRecords
@@ -29,6 +29,7 @@ from .names import greek
 from .request import Filters, require_question  # noqa: F401  (also imported from here)
 from .rewrite import both_turns
 from .spelling import correct, corrections, english_words, slips
+from .views import VIEWS, status_of as _status_of, topic_of as _topic_of, venue_of as _venue_of, year_of as _year_of  # noqa: F401
 from .terms import terms
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -103,22 +104,6 @@ class HybridRetriever(BaseRetriever):
         return self._searcher.fuse(query_bundle.query_str, self._filters, self._k, self._own_words)
 
 
-def _venue_of(meta: dict) -> str | None:
-    return meta.get("venue") or None
-
-
-def _status_of(meta: dict) -> str | None:
-    return fold(meta.get("status") or "") or None
-
-
-def _topic_of(meta: dict) -> str | None:
-    return fold(meta.get("topic") or "") or None
-
-
-def _year_of(meta: dict) -> int | None:
-    return int(meta["year"]) if meta.get("year") else None
-
-
 def name_key(text: str, cased: bool = False) -> str:
     """How a method name is matched however it is typed: Unicode-folded (G²N² -> G2N2), markup and brackets
     dropped (G$^2$N$^2$, G^2N^2 -> g2n2; SF(DA)$^2$ -> sfda2), lower-cased unless `cased`; letters, digits, -, *, +
@@ -131,13 +116,15 @@ def name_key(text: str, cased: bool = False) -> str:
 _UNWORDLIKE = re.compile(r"[\d*+α-ωΑ-Ω]")
 
 
-def _method_names(metas: dict[str, dict]) -> dict[str, list[str]]:
+def _method_names(metas: dict[str, dict], names: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
     """Method names -> papers, for name look-ups: a title's leading name ("DRAGON: ...") and an untitled paper's
     label (DRAGON, JKOnet*), in any case (name_key); the name a titled paper's abstract introduces (its label: BOSS,
     DFR-Det), under "~" + name_key when it holds a digit, star, plus or Greek letter, else under "=" + the name as
     written (BOSS, TRACE and GMG are not boss, trace and gmg). The Searcher takes these last two only when the name
-    is the paper's own (few papers carry it: not DNA, GPT-4 or In-Context)."""
-    names: dict[str, list[str]] = {}
+    is the paper's own (few papers carry it: not DNA, GPT-4 or In-Context). Extends `names` (papers added after
+    those it holds, in catalog order) when given."""
+    names = {} if names is None else names
+    touched = set()
     for pid, meta in metas.items():
         label = meta.get("label") or ""
         if 3 <= len(label) <= 30 and " " not in label and "…" not in label:
@@ -146,10 +133,14 @@ def _method_names(metas: dict[str, dict]) -> dict[str, list[str]]:
             else:
                 key = "~" + name_key(label) if _UNWORDLIKE.search(label) else "=" + name_key(label, cased=True)
             names.setdefault(key, []).append(pid)
+            touched.add(key)
         name = method_name(meta.get("title"))
         if name and " " not in name and len(name_key(name)) >= 2:
             names.setdefault(name_key(name), []).append(pid)
-    return {k: list(dict.fromkeys(v)) for k, v in names.items()}
+            touched.add(name_key(name))
+    for key in touched:
+        names[key] = list(dict.fromkeys(names[key]))
+    return names
 
 
 _NAME_RUN = re.compile(r"[\w\-*+α-ωΑ-Ω]+")  # a run of the characters a name is written with (JKOnet*'s, CRATE-α)
@@ -226,16 +217,47 @@ class Searcher:
         """Build every view a question may need and save them for the next reader's cold start (writers only), unless
         the saved ones are for the catalog as it is (a write that changed nothing)."""
         catalog = self.index.catalog
-        if snapshot.is_current(self._views_path, (catalog.count(), catalog.generation(), catalog.revision())):
+        key = (catalog.count(), catalog.generation(), catalog.revision())
+        if snapshot.is_current(self._views_path, key):
             return
+        if not self._extend_views(key):
+            self._build_views()
+        catalog.views_saved(key[2])
+
+    def _extend_views(self, key: tuple[int, int, int]) -> bool:
+        """When the only change since the views were saved is papers added (Catalog.papers_added), extend the saved
+        views by those papers' records and save them for `key`, as a build over every record would give them.
+        -> False (nothing written) when they cannot be: another change, or a saved file that is not theirs."""
+        added = self.index.catalog.papers_added()
+        old = snapshot.saved_key(self._views_path)
+        if added is None or old is None or old[2] != added[0] or old[0] + len(added[1]) != key[0]:
+            return False
+        saved = snapshot.load(self._views_path, old)
+        if saved is None or not set(saved.facets()) <= set(VIEWS):
+            return False
+        facets = {name: saved.facet(name) for name in saved.facets()}
+        if any(view is None for view in facets.values()):
+            return False
+        metas: dict[str, dict] = {}
+        for start in range(0, len(added[1]), PaperRecords._PAGE):
+            for pid, m in self.index.papers(added[1][start:start + PaperRecords._PAGE]).items():
+                metas[pid] = {k: v for k, v in m.items() if k not in ("abstract", "text")}
+        if len(metas) != len(added[1]):
+            return False
+        for name, view in facets.items():
+            facets[name] = VIEWS[name].extend(view, metas)
+        snapshot.save(self._views_path, key, _method_names(metas, saved.names), facets)
+        return True
+
+    def _build_views(self) -> None:
         self.refresh(saved_views=False)  # from the catalog itself, never from an earlier file
         records = self._meta
         self._meta = records.slim()  # one pass over the catalog feeds every view, not a pass each (~90 s each at 1M papers)
         try:
             self.venues(), self.years(), self.topics(), self.statuses(), self.libraries()
-            self._postings("venue", _venue_of), self._postings("year", _year_of)
+            self._postings("venue"), self._postings("year")
             self.authors(), self.topic_index(), self._papers_by_surname()
-            self._postings("status", _status_of), self._postings("topic text", _topic_of)
+            self._postings("status"), self._postings("topic text")
         finally:
             self._meta = records
         self.authors().attach(records), self.topic_index().attach(records)  # their rare paths read whole records
@@ -262,38 +284,30 @@ class Searcher:
             self._sentences = SentenceCache(self.embedder, split_sentences)
         return self._sentences
 
-    def _facet(self, name: str, build):
-        """A view of the collection, build(paper_id -> record), computed once per collection change."""
+    def _facet(self, name: str, build=None):
+        """A view of the collection (views.py's, or build(paper_id -> record)), computed once per collection change."""
         self.refresh()
         if name not in self._facets:
             view = self._saved.facet(name) if self._saved is not None else None
             if view is None:
-                view = build(self._meta)
+                view = build(self._meta) if build is not None else VIEWS[name].build(self._meta, self._facet)
             elif hasattr(view, "attach"):  # indexes that read records on a rare path get them back
                 view.attach(self._meta)
             self._facets[name] = view
         return self._facets[name]
 
-    def _postings(self, name: str, key) -> dict:
-        """value -> ids of the papers that have it (key(meta) -> value or None), once per collection change:
-        a venue or year filter is a lookup, not a loop over every paper."""
-        def build(metas):
-            out: dict = {}
-            for pid, m in metas.items():
-                value = key(m)
-                if value is not None:
-                    out.setdefault(value, set()).add(pid)
-            return out
-        return self._facet(f"postings:{name}", build)
+    def _postings(self, name: str) -> dict:
+        """value -> ids of the papers that have it (views.py), once per collection change."""
+        return self._facet(f"postings:{name}")
 
     def venues(self) -> list[str]:
-        return self._facet("venue", lambda ms: sorted({m["venue"] for m in ms.values() if m.get("venue")}))
+        return self._facet("venue")
 
     def years(self) -> list[int]:
-        return self._facet("year", lambda ms: sorted({int(m["year"]) for m in ms.values() if m.get("year")}))
+        return self._facet("year")
 
     def topics(self) -> list[str]:
-        return self._facet("topic", lambda ms: sorted({m["topic"] for m in ms.values() if m.get("topic")}))
+        return self._facet("topic")
 
     # -- filters ------------------------------------------------------------------------
     def check_filters(self, filters: Filters) -> Filters:
@@ -318,12 +332,12 @@ class Searcher:
         a topic by substring, a status exactly; case and accents ignored."""
         needle = fold(value)
         if name == "status":
-            return set(self._postings("status", _status_of).get(needle, ()))
+            return set(self._postings("status").get(needle, ()))
         if name == "library":
             self.refresh()
             return self.index.catalog.in_library(value)
         if name == "topic":  # within the topic's text, or a phrase of its parts or keywords
-            within = {pid for text, ids in self._postings("topic text", _topic_of).items() if needle in text for pid in ids}
+            within = {pid for text, ids in self._postings("topic text").items() if needle in text for pid in ids}
             return within | self.topic_index().papers_of(value)
         by_name = self._papers_by_author()
         exact = set(by_name.get(needle, ())) | self._papers_by_surname().get(needle, set())
@@ -331,34 +345,23 @@ class Searcher:
 
     def _papers_by_author(self) -> dict[str, set[str]]:
         """Folded author name -> their papers, built once per collection change (not per question)."""
-        def build(metas):
-            out: dict[str, set[str]] = {}
-            for pid, m in metas.items():
-                for a in authors_of(m):
-                    out.setdefault(fold(a), set()).add(pid)
-            return out
-        return self._facet("authors by name", build)
+        return self._facet("authors by name")
 
     def _papers_by_surname(self) -> dict[str, set[str]]:
         """Folded surname -> papers of every author with it, once per collection change."""
-        def build(_):
-            out: dict[str, set[str]] = {}
-            for name, ids in self._papers_by_author().items():
-                out.setdefault(name.split()[-1], set()).update(ids)
-            return out
-        return self._facet("surnames", build)
+        return self._facet("surnames")
 
     def authors(self) -> AuthorIndex:
-        return self._facet("author index", AuthorIndex)
+        return self._facet("author index")
 
     def topic_index(self) -> TopicIndex:
-        return self._facet("topic index", TopicIndex)
+        return self._facet("topic index")
 
     def libraries(self) -> list[str]:
-        return self._facet("library", lambda ms: sorted({name for m in ms.values() for name in libraries_of(m)}))
+        return self._facet("library")
 
     def statuses(self) -> set[str]:
-        return self._facet("status", lambda ms: {m["status"] for m in ms.values() if m.get("status")})
+        return self._facet("status")
 
     def filters_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str], AuthorMatch | None, TopicMatch | None]:
         """Venue, year, author, status and a topic area named as such ("in the vision area") become
@@ -419,7 +422,7 @@ class Searcher:
         self.refresh()
         found = self.index.catalog.with_words(words)
         needle = fold(" ".join(words))
-        found.update(pid for topic, ids in self._postings("topic text", _topic_of).items() if needle in topic for pid in ids)
+        found.update(pid for topic, ids in self._postings("topic text").items() if needle in topic for pid in ids)
         return found
 
     def counts(self, field: str, within: set[str] | None) -> "Counter":
@@ -432,10 +435,10 @@ class Searcher:
             return Counter({name: len(self.index.catalog.in_library(name) & within) if within is not None else n
                             for name, n in self.index.catalog.libraries().items()})
         if field == "status":
-            postings = self._postings("status", _status_of)
+            postings = self._postings("status")
             values = {raw: postings.get(fold(raw), set()) for raw in self.statuses()}
         else:
-            values = self._postings(field, _venue_of if field == "venue" else _year_of)
+            values = self._postings(field)
         out = Counter({str(v): len(ids) if within is None else len(ids & within) for v, ids in values.items()})
         if field != "status":
             out["?"] = (len(self.paper_meta()) if within is None else len(within)) - sum(out.values())
@@ -444,7 +447,7 @@ class Searcher:
     def groups(self, key: str, within: set[str] | None) -> dict[str, set[str]]:
         """"venue" or "year" -> {value: ids of the papers among `within` (every paper when None) with it}, from the
         postings (no record read); the papers with none under "({key} unknown)", as compose.group_rows names them."""
-        postings = self._postings(key, _venue_of if key == "venue" else _year_of)
+        postings = self._postings(key)
         out = {str(v): set(ids) if within is None else ids & within for v, ids in postings.items()}
         out = {name: ids for name, ids in out.items() if ids}
         total = len(self.paper_meta()) if within is None else len(within)
@@ -474,9 +477,9 @@ class Searcher:
     def _admitted(self, filters: Filters) -> frozenset[str]:
         sets = []
         if filters.venue:
-            sets.append(self._postings("venue", _venue_of).get(filters.venue, set()))
+            sets.append(self._postings("venue").get(filters.venue, set()))
         if filters.year is not None:
-            sets.append(self._postings("year", _year_of).get(filters.year, set()))
+            sets.append(self._postings("year").get(filters.year, set()))
         for name in ("author", "topic", "status", "library"):
             if getattr(filters, name):
                 sets.append(self._matching(name, getattr(filters, name)))

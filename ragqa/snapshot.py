@@ -84,6 +84,16 @@ def is_current(path: Path, key: tuple[int, ...]) -> bool:
         return False
 
 
+def saved_key(path: Path) -> tuple[int, ...] | None:
+    """The (paper count, generation, revision) the saved views were written for (this VERSION), or None."""
+    try:
+        with open(path, "rb") as f:
+            head = pickle.load(f)
+        return tuple(head["key"]) if isinstance(head, dict) and head.get("version") == VERSION else None
+    except (*_UNREADABLE, KeyError):
+        return None
+
+
 def load(path: Path, key: tuple[int, ...]) -> SavedViews | None:
     """The saved views if they were written for this (paper count, generation, revision), else None. Unpickles the
     method names now and each facet when asked for (SavedViews.facet)."""

@@ -287,3 +287,24 @@ def test_a_write_killed_before_its_index_is_saved_leaves_it_stale_and_the_next_s
     seen.clear()
     indexed.ingest(report, progress=False)  # nothing changed: nothing rebuilt
     assert seen == []
+
+
+def test_the_catalog_records_papers_added_since_the_views_were_saved_and_forgets_them_at_any_other_change(tmp_path, bundled):
+    """What lets a writer extend the saved views instead of building them anew (retrieve.Searcher.save_views)."""
+    _, report = bundled
+    a, b, c = report.papers[:3]
+    catalog = Catalog(tmp_path / "c.sqlite")
+    catalog.upsert([a], {a.paper_id: 1})
+    assert catalog.papers_added() is None  # no views saved yet
+    catalog.views_saved(catalog.revision())
+    catalog.upsert([c, b], {b.paper_id: 1, c.paper_id: 1})
+    catalog.upsert([b], {b.paper_id: 2})  # a paper added since, written again (its next chunks): still added
+    assert catalog.papers_added() == (catalog.revision() - 2, [c.paper_id, b.paper_id])  # catalog order
+    catalog.upsert([a], {a.paper_id: 2})  # a paper the views hold
+    assert catalog.papers_added() is None
+    for change in (lambda: catalog.delete([c.paper_id]), lambda: catalog.join_library([a.paper_id], "x"),
+                   lambda: catalog.leave_library("x")):
+        catalog.views_saved(catalog.revision())
+        assert catalog.papers_added() == (catalog.revision(), [])
+        change()
+        assert catalog.papers_added() is None
