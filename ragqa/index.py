@@ -167,13 +167,14 @@ class PaperRecords(Mapping):
     def values(self) -> "_Pass":
         return _Pass(self, lambda pair: pair[1])
 
-    def slim(self) -> dict[str, dict]:
-        """Every record without its abstract and text, in one pass (what the saved views are built from)."""
-        return {pid: {k: v for k, v in m.items() if k not in ("abstract", "text")} for pid, m in self.pages()}
+    def slim(self, paper_ids: list[str] | None = None) -> dict[str, dict]:
+        """Every record (or these papers') without its abstract and text, in one pass (what the saved views are built
+        and extended from)."""
+        return {pid: {k: v for k, v in m.items() if k not in ("abstract", "text")} for pid, m in self.pages(paper_ids)}
 
-    def pages(self):
-        """(paper_id, record) of every paper, read a page at a time and not kept."""
-        ids = list(self)
+    def pages(self, paper_ids: list[str] | None = None):
+        """(paper_id, record) of every paper (or these), read a page at a time and not kept."""
+        ids = list(self) if paper_ids is None else paper_ids
         for start in range(0, len(ids), self._PAGE):
             yield from self._index.papers(ids[start:start + self._PAGE]).items()
 

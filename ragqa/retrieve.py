@@ -238,10 +238,7 @@ class Searcher:
         facets = {name: saved.facet(name) for name in saved.facets()}
         if any(view is None for view in facets.values()):
             return False
-        metas: dict[str, dict] = {}
-        for start in range(0, len(added[1]), PaperRecords._PAGE):
-            for pid, m in self.index.papers(added[1][start:start + PaperRecords._PAGE]).items():
-                metas[pid] = {k: v for k, v in m.items() if k not in ("abstract", "text")}
+        metas = self.index.records().slim(added[1])
         if len(metas) != len(added[1]):
             return False
         for name, view in facets.items():
