@@ -26,7 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 _SLICE = 20_000  # papers split at a time, as ingest's slices
 
 
-def _chunk_pages(corpus: Path, settings, skip: int = 0):
+def _chunk_pages(corpus: Path, settings):
     """(chunk ids, embedded texts) per slice of papers, read from the corpus as ingest reads it."""
     from llama_index.core.schema import MetadataMode
 
@@ -34,9 +34,7 @@ def _chunk_pages(corpus: Path, settings, skip: int = 0):
     from ragqa.index import split_papers
 
     papers = []
-    for n, paper in enumerate(read_papers(corpus, None, LoadReport())):
-        if n < skip:
-            continue
+    for paper in read_papers(corpus, None, LoadReport()):
         papers.append(paper)
         if len(papers) == _SLICE:
             yield _texts(split_papers(papers, settings), MetadataMode)
@@ -76,16 +74,21 @@ def add(papers: int, new: int, work: Path) -> dict:
     from ragqa.lexical import LexicalIndex, SavedTokens
 
     folder = work / "bm25"
-    more = work / f"corpus-{papers + new}.jsonl"
-    if not more.is_file():  # the same generator, longer: its first `papers` rows are the corpus's
-        write_corpus(more, papers + new)
-    start = time.perf_counter()
+    added = work / f"added-{papers}-{new}.jsonl"
+    if not added.is_file():  # the same generator, longer: its first `papers` rows are the corpus's, the rest are new
+        longer = work / "longer.jsonl"
+        write_corpus(longer, papers + new)
+        with longer.open(encoding="utf-8") as rows:
+            added.write_text("".join(row for n, row in enumerate(rows) if n >= papers), "utf-8")
+        longer.unlink()
+    fresh = list(_chunk_pages(added, Settings()))
+    start = time.perf_counter()  # from here as refresh_lexical after a write: the new chunks' texts are in hand
     ids = json.loads((folder / "ids.json").read_text("utf-8")) if (folder / "ids.json").is_file() else {}
     kept = SavedTokens.open(folder, ids.get("generation"))
     if kept is None:
         raise SystemExit(f"no saved tokens in {folder}: run `build` first")
-    saved, generation = ids["chunk_ids"], ids["generation"]
-    fresh = list(_chunk_pages(more, Settings(), skip=papers))
+    saved, generation = ids["chunk_ids"], ids["generation"]  # refresh_lexical's `wanted`, which it makes from the catalog
+    del ids
 
     def pages():
         for at in range(0, len(saved), 2000):  # index._FETCH_BATCH: refresh_lexical's pages, none read from Chroma
