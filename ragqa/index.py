@@ -19,6 +19,7 @@ from .config import Settings
 from .catalog import DEFAULT_LIBRARY, Catalog
 from .corpus import Paper, authors_of, merge_papers
 from .errors import IndexMissingError, QueryError
+from .spill import SpilledPages
 from .store import collection_name, drop_collection, get_collection, open_client
 
 if TYPE_CHECKING:  # llama-index is imported lazily: an unchanged re-ingest never needs it
@@ -215,6 +216,7 @@ class PaperIndex:
     def __init__(self, settings: Settings, embed_name: str, client=None, create: bool = False):
         self.settings = settings
         self.embed_name = embed_name
+        self._own_client = client is None
         self.client = client or open_client(settings)
         self.name = collection_name(settings, embed_name)
         self._collection_meta = {"embed_model": embed_name, "chunk_size": settings.chunk_size,
@@ -252,11 +254,13 @@ class PaperIndex:
         return LexicalIndex.load(self.lexical_path, self.catalog.generation())
 
     def build_lexical(self, kept: "SavedTokens | None" = None, touched: "AbstractSet[str]" = frozenset(),
-                      stage: bool = False) -> "LexicalIndex | None":
+                      stage: bool = False, release: bool = False) -> "LexicalIndex | None":
         """BM25 over the embedded text of every catalogued paper's chunks. A chunk of a paper not in `touched` takes
         its tokens from `kept` (the saved index's) when it is there; every other chunk is read from Chroma (writers and
         fallbacks only; chunks without a catalog row, which readers never show, are left out). `stage`: the tokens
-        are kept with the index `save` writes (LexicalIndex.build)."""
+        are kept with the index `save` writes (LexicalIndex.build). `release` (a writer): the chunks are read first,
+        to a temporary file, and Chroma lets go of its vector index (release_vectors) before the build, so the
+        build's memory is not added to the index's."""
         from llama_index.core.schema import MetadataMode
         from llama_index.core.vector_stores.utils import metadata_dict_to_node
 
@@ -274,8 +278,30 @@ class PaperIndex:
                              for cid, doc, meta in zip(page["ids"], page["documents"], page["metadatas"])}
                 ids = [cid for cid in ids if cid in texts or cid not in read]  # one read but not in Chroma is left out
                 yield ids, [texts.get(cid) for cid in ids]  # None: `kept` has its tokens
-        return LexicalIndex.build(pages(), self.catalog.generation(), kept,
-                                  LexicalIndex.staging(self.lexical_path) if stage else None)
+
+        generation = self.catalog.generation()
+        source = pages()
+        if release and self._holds_vectors:
+            source = SpilledPages(source, self.settings.vectorstore_dir)  # everything read from Chroma, then it lets go
+            self.release_vectors()
+        return LexicalIndex.build(source, generation, kept, LexicalIndex.staging(self.lexical_path) if stage else None)
+
+    @property
+    def _holds_vectors(self) -> bool:
+        """This process holds the collection's vector index once it is read (embedded store) and may close the client
+        (its own)."""
+        return not self.settings.chroma_host and self._own_client
+
+    def release_vectors(self) -> None:
+        """An embedded store: close the client, which frees the collection's vector index that any read or write
+        loads into this process (3.3 GB at 1M papers of 256-d vectors), and open it again; Chroma loads the index on
+        the next read, not before. A client given to the constructor, or one another client in this process shares
+        (Chroma stops a store's system when its last client closes), keeps it loaded."""
+        if not self._holds_vectors:
+            return
+        self.client.close()
+        self.client = open_client(self.settings)
+        self.collection = get_collection(self.client, self.name, create=False, settings=self.settings)
 
     def refresh_lexical(self) -> None:
         """After a write: a saved BM25 index for the collection's generation (also when one is missing or stale).
@@ -287,7 +313,7 @@ class PaperIndex:
         if changes is None and self.lexical_path.is_dir() and self.lexical() is not None:
             return
         base, touched = changes or (None, set())
-        index = self.build_lexical(SavedTokens.open(self.lexical_path, base), touched, stage=True)
+        index = self.build_lexical(SavedTokens.open(self.lexical_path, base), touched, stage=True, release=True)
         # cleared before the save: a kill in between leaves the old index stale (a full rebuild next), never the
         # new one current with changes still to come unrecorded
         self.catalog.chunk_changes_saved()

@@ -90,3 +90,22 @@ class SpilledPapers(Sequence):
     def _read(self, offset: int) -> "Paper":
         self._file.seek(offset)
         return pickle.load(self._file)
+
+
+class SpilledPages:
+    """Pages of (chunk ids, texts) written to a temporary file as they come and handed out again in order, once: a
+    writer reads from Chroma what its lexical build needs, then lets go of Chroma's vector index before the build
+    (PaperIndex.refresh_lexical), without holding every text (~2.5 GB at 1M papers) in memory."""
+
+    def __init__(self, pages, folder=None):
+        self._file = tempfile.TemporaryFile(prefix="ragqa-pages-", dir=folder)
+        self._count = 0
+        for page in pages:
+            pickle.dump(page, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+            self._count += 1
+
+    def __iter__(self):
+        self._file.seek(0)
+        for _ in range(self._count):
+            yield pickle.load(self._file)
+        self._file.close()

@@ -308,3 +308,49 @@ def test_the_catalog_records_papers_added_since_the_views_were_saved_and_forgets
         assert catalog.papers_added() == (catalog.revision(), [])
         change()
         assert catalog.papers_added() is None
+
+
+def test_a_writer_reads_what_its_lexical_build_needs_then_lets_go_of_chromas_vector_index_before_the_build(
+        bundled, monkeypatch, tmp_path):
+    """#17: a writer's peak is the larger of Chroma's vector index (loaded by its writes) and its lexical build, not
+    their sum: the chunks the build tokenizes are read first, the process's only client of the store is closed (which
+    stops Chroma's system and frees the index), and the build reads nothing from Chroma. The store works after: a
+    search finds the new papers, a second write adds more, and the saved index ranks as a full rebuild."""
+    from chromadb.api.client import Client
+    from chromadb.api.models.Collection import Collection
+
+    from ragqa.lexical import LexicalIndex
+
+    pipeline, report = bundled
+    closed, building, read_while_building = [], [False], []
+    close, get, build = Client.close, Collection.get, LexicalIndex.build.__func__
+
+    def closing(self):
+        closed.append(self)
+        return close(self)
+
+    def reading(self, *args, **kwargs):
+        if building[0]:
+            read_while_building.append(kwargs.get("ids"))
+        return get(self, *args, **kwargs)
+
+    def watched(cls, pages, *args, **kwargs):
+        assert closed, "the build began with Chroma's vector index still held"
+        building[0] = True
+        try:
+            return build(cls, pages, *args, **kwargs)
+        finally:
+            building[0] = False
+
+    monkeypatch.setattr(Client, "close", closing)
+    monkeypatch.setattr(Collection, "get", reading)
+    monkeypatch.setattr(LexicalIndex, "build", classmethod(watched))
+    pipeline.ingest(report, progress=False)  # every chunk read for a first build
+    pipeline.ingest(pipeline.load([_records(tmp_path / "more.jsonl", 3, start=50)])[0], progress=False)
+    assert len(closed) == 2 and read_while_building == []
+    monkeypatch.undo()
+    index = pipeline.index()
+    assert index.count() == len(index.lexical().chunk_ids) > 0
+    assert _all_scores(index, index.lexical()) == _all_scores(index, index.build_lexical())
+    hits = pipeline.search("graph kernels proteins", k=5, translate=False).hits
+    assert {"r50", "r51", "r52"} & {index.papers()[h.paper_id]["source_id"] for h in hits}
