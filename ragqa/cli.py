@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import errno
 import signal
+import sqlite3
 import sys
 import threading
 import time
@@ -21,6 +23,11 @@ def json_line(obj) -> str:
     """One JSON line; U+2028/U+2029 from source text are escaped, so line-splitting readers see one line."""
     return (json.dumps(obj, ensure_ascii=False)
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085"))
+
+
+def disk_full(exc: BaseException) -> bool:
+    """A write refused for want of room: the OS's ENOSPC, or SQLite's SQLITE_FULL ("database or disk is full")."""
+    return getattr(exc, "errno", None) == errno.ENOSPC or "disk is full" in str(exc)
 
 
 def _err(message: str) -> None:
@@ -376,6 +383,16 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except RagqaError as exc:
         _err(f"error: {exc}")
+        return 1
+    except (OSError, sqlite3.OperationalError) as exc:  # the disk filled up under the catalog, a spill or an index file
+        if not disk_full(exc):
+            raise
+        from .config import Settings
+        from .store import free_space
+
+        where = getattr(exc, "filename", None) or Settings().vectorstore_dir
+        _err(f"error: No space left on the disk holding {where} ({free_space(Path(where).parent)} free). Papers written "
+             "before it are kept: free space and run the same command again.")
         return 1
     except KeyboardInterrupt:
         _err("interrupted")

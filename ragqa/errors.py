@@ -31,3 +31,7 @@ class StoreUnavailableError(RagqaError):
 
 class StoreDamagedError(RagqaError):
     """A collection's vector index cannot be read (Chroma was killed while saving it); the catalog still holds every paper."""
+
+
+class StoreFailedError(RagqaError):
+    """A store call failed inside Chroma, or a disk filled up; what was written before it is kept."""

@@ -14,7 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 from .config import Settings
-from .errors import IndexMissingError, RagqaError, StoreDamagedError, StoreUnavailableError
+from .errors import IndexMissingError, RagqaError, StoreDamagedError, StoreFailedError, StoreUnavailableError
 
 
 def collection_name(settings: Settings, embed_name: str) -> str:
@@ -51,9 +51,43 @@ def damaged(settings: Settings, name: str, exc: BaseException) -> StoreDamagedEr
         "saved it. Run 'ragqa ingest --verify' to rebuild it from the paper catalog: every paper is kept, its chunks are embedded again.")
 
 
+def free_space(folder: Path) -> str:
+    """The room left on the disk holding `folder` (or its nearest existing parent), e.g. '16 MiB'."""
+    folder = Path(folder)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        return f"{shutil.disk_usage(folder).free / 2**20:,.0f} MiB"
+    except OSError:
+        return "unknown room"
+
+
+def failed(settings: Settings, exc: BaseException) -> StoreFailedError:
+    """A call that failed inside Chroma (its InternalError), neither a lost server nor an unreadable index. A full disk
+    is the usual cause and Chroma does not say so ("Error in compaction: Failed to apply logs to the metadata segment"),
+    so an embedded store's message says how much room its disk has left. Chroma's log replays what it had accepted,
+    and ingest skips what is stored, so running the command again after freeing space goes on where it stopped."""
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    detail = detail if len(detail) <= 110 else detail[:110].rsplit(" ", 1)[0] + "…"
+    if settings.chroma_host:
+        return StoreFailedError(
+            f"The Chroma server at {settings.chroma_host}:{settings.chroma_port} failed ({detail}); its log says why, "
+            "often a full disk. Papers written before it are kept: run the same command again once it is fixed.")
+    return StoreFailedError(
+        f"The vector store at {settings.vectorstore_dir} failed ({detail}) with {free_space(settings.vectorstore_dir)} "
+        "free on its disk; a full disk is the usual cause. Papers written before it are kept: free space and run the "
+        "same command again.")
+
+
+def _internal(exc: BaseException) -> bool:
+    from chromadb.errors import InternalError
+
+    return isinstance(exc, InternalError)
+
+
 class GuardedCollection:
-    """A collection whose calls turn a lost server connection into one StoreUnavailableError and a vector index that
-    cannot be read into one StoreDamagedError, so every entry point (CLI, a running serve, evals) says the same thing;
+    """A collection whose calls turn a lost server connection into one StoreUnavailableError, a vector index that
+    cannot be read into one StoreDamagedError and any other failure inside Chroma into one StoreFailedError, so every entry point (CLI, a running serve, evals) says the same thing;
     the next call after the server returns simply works (the HTTP client reconnects)."""
 
     def __init__(self, collection, settings: Settings):
@@ -72,6 +106,8 @@ class GuardedCollection:
                     raise unreachable(self._settings, exc) from None
                 if _DAMAGED.search(str(exc)):
                     raise damaged(self._settings, self._collection.name, exc) from None
+                if _internal(exc):
+                    raise failed(self._settings, exc) from None
                 raise
         return call
 

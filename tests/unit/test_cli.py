@@ -224,3 +224,23 @@ def test_a_group_answer_prints_an_aligned_table():
     assert len(lines) == 4 and lines[0].split() == ["group", "papers", "cited", "as"]
     assert lines[2].split() == ["ICML", "2024", "2", "[1]", "[3]"] and lines[3].split() == ["ICLR", "2024", "1", "[2]"]
     assert len({line.index(c) for line, c in zip(lines[2:], ("2 ", "1 "))}) == 1  # counts right-aligned in one column
+
+
+@pytest.mark.parametrize("exc", [OSError(28, "No space left on device", "/store/ragqa-pages-x"),
+                                 __import__("sqlite3").OperationalError("database or disk is full")])
+def test_a_full_disk_is_one_line_and_any_other_os_error_is_not_hidden(env, capsys, monkeypatch, exc):
+    """The catalog (SQLite), a spill file or an index file refused for want of room: one line that says so and what
+    to do, not a traceback; an unrelated OSError still surfaces as the bug it would be."""
+    from ragqa.pipeline import Pipeline
+
+    def full(self, *args, **kwargs):
+        raise exc
+
+    monkeypatch.setattr(Pipeline, "ingest", full)
+    assert main(["ingest", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on the disk holding" in err and "MiB free" in err
+    assert "run the same command again" in err
+    monkeypatch.setattr(Pipeline, "ingest", lambda self, *a, **k: (_ for _ in ()).throw(OSError(13, "Permission denied")))
+    with pytest.raises(OSError):
+        main(["ingest", "--quiet"])
