@@ -95,6 +95,16 @@ def check_library_name(name: str) -> str:
     return name
 
 
+def damaged(exc: BaseException) -> bool:
+    """SQLite found the file is not a database, or a damaged page in it (not a lock, not a full disk)."""
+    return getattr(exc, "sqlite_errorname", None) in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
+def damaged_message(path, exc: BaseException) -> str:
+    return (f"The paper catalog {path} is damaged ({exc}). Move it away and run 'ragqa ingest' with the files you "
+            "indexed: it rebuilds the catalog from them and embeds nothing again.")
+
+
 class Catalog:
     """Paper records keyed by paper_id; every write is one transaction."""
 
@@ -106,6 +116,15 @@ class Catalog:
             raise IndexMissingError(f"{self.path} is not a file. Move it away or set RAGQA_VECTORSTORE_DIR to another folder.")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            if not damaged(exc):
+                raise
+            raise IndexMissingError(damaged_message(self.path, exc)) from None
+
+    def _open(self) -> None:
+        """The schema, and the migrations of a catalog from an earlier version (they read every row)."""
         with self._db() as db:
             db.executescript(_SCHEMA)
             have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE name IN ('names', 'author_names')")}

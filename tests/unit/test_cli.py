@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -227,7 +229,7 @@ def test_a_group_answer_prints_an_aligned_table():
 
 
 @pytest.mark.parametrize("exc", [OSError(28, "No space left on device", "/store/ragqa-pages-x"),
-                                 __import__("sqlite3").OperationalError("database or disk is full")])
+                                 sqlite3.OperationalError("database or disk is full")])
 def test_a_full_disk_is_one_line_and_any_other_os_error_is_not_hidden(env, capsys, monkeypatch, exc):
     """The catalog (SQLite), a spill file or an index file refused for want of room: one line that says so and what
     to do, not a traceback; an unrelated OSError still surfaces as the bug it would be."""
@@ -244,3 +246,20 @@ def test_a_full_disk_is_one_line_and_any_other_os_error_is_not_hidden(env, capsy
     monkeypatch.setattr(Pipeline, "ingest", lambda self, *a, **k: (_ for _ in ()).throw(OSError(13, "Permission denied")))
     with pytest.raises(OSError):
         main(["ingest", "--quiet"])
+
+
+def test_a_catalog_with_a_damaged_page_is_one_line_and_left_untouched(env, capsys):
+    """A catalog whose pages were overwritten (a bad disk, a copy cut short) failed on open with sqlite3's "database disk
+    image is malformed" traceback; now one line names the file and the way back, and nothing is written to it."""
+    assert main(["ingest", "--quiet"]) == 0
+    (catalog,) = env.vectorstore_dir.glob("*.catalog.sqlite")
+    with closing(sqlite3.connect(catalog)) as db:  # every page into the main file, which the damage then hits
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(catalog.read_bytes())
+    data[5000:9000] = bytes(4000)
+    catalog.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert main(["search", "graph neural networks"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"The paper catalog {catalog} is damaged" in err and "Move it away" in err
+    assert catalog.read_bytes() == bytes(data)
