@@ -95,12 +95,12 @@ def check_library_name(name: str) -> str:
     return name
 
 
-def damaged(exc: BaseException) -> bool:
+def corrupt(exc: BaseException) -> bool:
     """SQLite found the file is not a database, or a damaged page in it (not a lock, not a full disk)."""
     return getattr(exc, "sqlite_errorname", None) in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
 
 
-def damaged_message(path, exc: BaseException) -> str:
+def corrupt_message(path, exc: BaseException) -> str:
     return (f"The paper catalog {path} is damaged ({exc}). Move it away and run 'ragqa ingest' with the files you "
             "indexed: it rebuilds the catalog from them and embeds nothing again.")
 
@@ -119,9 +119,9 @@ class Catalog:
         try:
             self._open()
         except sqlite3.DatabaseError as exc:
-            if not damaged(exc):
+            if not corrupt(exc):
                 raise
-            raise IndexMissingError(damaged_message(self.path, exc)) from None
+            raise IndexMissingError(corrupt_message(self.path, exc)) from None
 
     def _open(self) -> None:
         """The schema, and the migrations of a catalog from an earlier version (they read every row)."""

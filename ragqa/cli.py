@@ -5,9 +5,9 @@ In --json modes only JSON lines go to stdout; progress and logs go to stderr.
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import json
-import errno
 import signal
 import sqlite3
 import sys
