@@ -16,6 +16,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from .errors import RagqaError, StoreDamagedError
 
 
@@ -28,6 +30,13 @@ def json_line(obj) -> str:
 def disk_full(exc: BaseException) -> bool:
     """A write refused for want of room: the OS's ENOSPC, or SQLite's SQLITE_FULL ("database or disk is full")."""
     return getattr(exc, "errno", None) == errno.ENOSPC or "disk is full" in str(exc)
+
+
+def settings_error(exc: ValidationError) -> str:
+    """One line naming each environment variable the Settings could not read, what it held and what is wanted."""
+    wrong = [f"RAGQA_{'_'.join(map(str, e['loc'])).upper()}={e.get('input')!r} ({e['msg'][:1].lower()}{e['msg'][1:]})"
+             for e in exc.errors()]
+    return f"{'; '.join(wrong)}. Fix or unset {'it' if len(wrong) == 1 else 'them'}."
 
 
 def _err(message: str) -> None:
@@ -383,6 +392,11 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except RagqaError as exc:
         _err(f"error: {exc}")
+        return 1
+    except ValidationError as exc:  # a RAGQA_* variable the Settings cannot read
+        if exc.title != "Settings":
+            raise
+        _err(f"error: {settings_error(exc)}")
         return 1
     except (OSError, sqlite3.OperationalError) as exc:  # the disk filled up under the catalog, a spill or an index file
         if not disk_full(exc):

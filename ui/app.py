@@ -348,6 +348,19 @@ def check_exposure(host: str, ui_auth: str | None, insecure: bool = False) -> tu
     return None
 
 
+def check_port(host: str, port: int) -> None:
+    """The port is free on `host`, or a RagqaError that says what to do: Gradio's own failure came after the model
+    threads had started, as a traceback and a C++ 'terminate called' at exit."""
+    import socket
+
+    try:
+        with socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
+            pass
+    except OSError as exc:
+        raise RagqaError(f"Cannot serve on {host}:{port} ({os.strerror(exc.errno) if exc.errno else exc}): another server (a ragqa serve?) "
+                         f"holds it. Stop it, or choose another port: ragqa serve --port {port + 1}.") from None
+
+
 def launch(host: str = "127.0.0.1", port: int = 7860, insecure: bool = False) -> int:
     """`ragqa serve`: start the server at once, prepare index and models in the background."""
     from ragqa.config import Settings
@@ -355,6 +368,7 @@ def launch(host: str = "127.0.0.1", port: int = 7860, insecure: bool = False) ->
 
     settings = Settings()
     auth = check_exposure(host, settings.ui_auth, insecure)
+    check_port(host, port)  # before the models start loading in the background
     pipeline = Pipeline(settings)
     state = AppState()
     state.set("Preparing…", ready=False)

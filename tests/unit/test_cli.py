@@ -263,3 +263,31 @@ def test_a_catalog_with_a_damaged_page_is_one_line_and_left_untouched(env, capsy
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"The paper catalog {catalog} is damaged" in err and "Move it away" in err
     assert catalog.read_bytes() == bytes(data)
+
+
+def test_a_setting_the_environment_gets_wrong_is_one_line_naming_each_variable(env, capsys, monkeypatch):
+    monkeypatch.setenv("RAGQA_EMBED_BATCH_SIZE", "abc")
+    monkeypatch.setenv("RAGQA_EMBED_BACKEND", "gpu")
+    assert main(["stats"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "Fix or unset them" in err
+    assert "RAGQA_EMBED_BATCH_SIZE='abc' (input should be a valid integer" in err and "RAGQA_EMBED_BACKEND='gpu'" in err
+
+
+def test_serving_on_a_port_another_server_holds_is_one_line_before_any_model_loads(env):
+    """Gradio found the port taken only after the model threads had started: a traceback, then C++'s 'terminate called
+    without an active exception' as the process ended."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    with socket.create_server(("127.0.0.1", 0)) as held:
+        port = held.getsockname()[1]
+        done = subprocess.run([str(Path(sys.executable).with_name("ragqa")), "serve", "--port", str(port)],
+                              env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"}, capture_output=True, text=True,
+                              timeout=120)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert f"Cannot serve on 127.0.0.1:{port} (Address already in use)" in done.stderr
+    assert f"ragqa serve --port {port + 1}" in done.stderr
