@@ -398,13 +398,20 @@ def main(argv: list[str] | None = None) -> int:
             raise
         _err(f"error: {settings_error(exc)}")
         return 1
-    except (OSError, sqlite3.OperationalError) as exc:  # the disk filled up under the catalog, a spill or an index file
+    except (OSError, sqlite3.DatabaseError) as exc:  # a full disk under the catalog, a spill or an index file, or a
+        # catalog page damaged where opening it did not read (Catalog checks the pages its migrations read)
+        from .catalog import corrupt, corrupt_message
+        from .config import Settings
+        from .models import embed_name
+        from .store import collection_name, free_space
+
+        settings = Settings()
+        if corrupt(exc):
+            _err(f"error: {corrupt_message(settings.catalog_path(collection_name(settings, embed_name(settings))), exc)}")
+            return 1
         if not disk_full(exc):
             raise
-        from .config import Settings
-        from .store import free_space
-
-        where = getattr(exc, "filename", None) or Settings().vectorstore_dir
+        where = getattr(exc, "filename", None) or settings.vectorstore_dir
         _err(f"error: No space left on the disk holding {where} ({free_space(Path(where).parent)} free). Papers written "
              "before it are kept: free space and run the same command again.")
         return 1

@@ -291,3 +291,19 @@ def test_serving_on_a_port_another_server_holds_is_one_line_before_any_model_loa
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert f"Cannot serve on 127.0.0.1:{port} (Address already in use)" in done.stderr
     assert f"ragqa serve --port {port + 1}" in done.stderr
+
+
+def test_a_catalog_page_found_damaged_after_opening_is_one_line_too(env, capsys, monkeypatch):
+    """The open checks the pages its migrations read; a damaged page met later by a query is named the same way."""
+    from ragqa.pipeline import Pipeline
+
+    damaged = sqlite3.DatabaseError("database disk image is malformed")
+    damaged.sqlite_errorname = "SQLITE_CORRUPT"
+    monkeypatch.setattr(Pipeline, "search", lambda self, *a, **k: (_ for _ in ()).throw(damaged))
+    assert main(["search", "graph kernels"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"The paper catalog {env.vectorstore_dir}" in err and "is damaged" in err
+    locked = sqlite3.OperationalError("database is locked")
+    monkeypatch.setattr(Pipeline, "search", lambda self, *a, **k: (_ for _ in ()).throw(locked))
+    with pytest.raises(sqlite3.OperationalError):  # busy, not damaged: not hidden
+        main(["search", "graph kernels"])
