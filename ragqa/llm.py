@@ -39,7 +39,8 @@ class LlamaCppChat(CustomLLM):
             self._llama = Llama(model_path=self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads,
                                 n_threads_batch=self.n_threads, verbose=False, seed=0)
         except Exception as exc:
-            raise ModelError(f"llama.cpp could not load {self.model_path} ({str(exc)[:120]}). Delete it and run 'ragqa models fetch'.") from None
+            raise ModelError(f"llama.cpp could not load {self.model_path} ({str(exc)[:120]}). A packaged model: delete it and run "
+                             "'ragqa models fetch'; your own: point RAGQA_LLM_MODEL at a GGUF file llama.cpp reads.") from None
 
     @classmethod
     def class_name(cls) -> str:

@@ -307,3 +307,16 @@ def test_a_catalog_page_found_damaged_after_opening_is_one_line_too(env, capsys,
     monkeypatch.setattr(Pipeline, "search", lambda self, *a, **k: (_ for _ in ()).throw(locked))
     with pytest.raises(sqlite3.OperationalError):  # busy, not damaged: not hidden
         main(["search", "graph kernels"])
+
+
+def test_a_model_file_llama_cpp_cannot_read_is_one_line_with_both_ways_back(env, capsys, monkeypatch, tmp_path):
+    """A packaged model is fetched again; a user's own file is theirs to replace (not "delete it")."""
+    junk = tmp_path / "mine.gguf"
+    junk.write_bytes(bytes(range(256)) * 4)
+    main(["ingest", "--quiet"])
+    capsys.readouterr()
+    monkeypatch.setenv("RAGQA_LLM_MODEL", str(junk))
+    assert main(["ask", "fractional graph neural network"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"could not load {junk}" in err
+    assert "ragqa models fetch" in err and "point RAGQA_LLM_MODEL at a GGUF file" in err and junk.is_file()
