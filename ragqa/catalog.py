@@ -173,7 +173,8 @@ class Catalog:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA foreign_keys=ON")
             except sqlite3.DatabaseError as exc:
-                raise IndexMissingError(f"The paper catalog {self.path} cannot be opened ({exc}). Delete it and run 'ragqa ingest'.") from None
+                raise IndexMissingError(corrupt_message(self.path, exc) if corrupt(exc) else
+                                        f"The paper catalog {self.path} cannot be opened ({exc}). Delete it and run 'ragqa ingest'.") from None
             db.row_factory = sqlite3.Row
             self._local.db = db
         return db

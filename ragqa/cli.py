@@ -401,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, sqlite3.DatabaseError) as exc:  # a full disk under the catalog, a spill or an index file, or a
         # catalog page damaged where opening it did not read (Catalog checks the pages its migrations read)
         from .catalog import corrupt, corrupt_message
+
+        if not (corrupt(exc) or disk_full(exc)):
+            raise
         from .config import Settings
         from .models import embed_name
         from .store import collection_name, free_space
@@ -409,10 +412,8 @@ def main(argv: list[str] | None = None) -> int:
         if corrupt(exc):
             _err(f"error: {corrupt_message(settings.catalog_path(collection_name(settings, embed_name(settings))), exc)}")
             return 1
-        if not disk_full(exc):
-            raise
         where = getattr(exc, "filename", None) or settings.vectorstore_dir
-        _err(f"error: No space left on the disk holding {where} ({free_space(Path(where).parent)} free). Papers written "
+        _err(f"error: No space left on the disk holding {where} ({free_space(Path(where))} free). Papers written "
              "before it are kept: free space and run the same command again.")
         return 1
     except KeyboardInterrupt:

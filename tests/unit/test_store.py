@@ -5,8 +5,6 @@ import re
 import pytest
 
 
-
-
 def test_dropping_a_collection_removes_its_vector_folder_and_no_other(tmp_path):
     """Chroma 1.x's delete_collection leaves `<store>/<segment id>/` behind (chroma-core/chroma#5259)."""
     from ragqa.config import Settings
