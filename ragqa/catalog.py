@@ -371,6 +371,15 @@ class Catalog:
             kept = {r[0] for r in db.execute("SELECT DISTINCT paper_id FROM libraries")}
         return [pid for pid in ids if pid not in kept]
 
+    def leave(self, paper_ids: list[str], library: str) -> None:
+        """Take these papers out of `library` (each stays in its other libraries)."""
+        if not paper_ids:
+            return
+        with self._db() as db:
+            db.executemany("DELETE FROM libraries WHERE paper_id = ? AND library = ?", [(pid, library) for pid in paper_ids])
+            _views_stale(db)
+            _touch(db)
+
     def delete(self, paper_ids: list[str]) -> None:
         with self._db() as db:
             _add_terms(db, _terms_of_rows(self._old_texts(db, paper_ids).values()), -1)

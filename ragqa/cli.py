@@ -8,6 +8,7 @@ import argparse
 import errno
 import gc
 import json
+import os
 import signal
 import sqlite3
 import sys
@@ -153,6 +154,8 @@ def _ingest(pipeline, args) -> int:
         _err(f"skipped file: {error}")
     for skip in report.skipped:
         _err(f"skipped record {skip.source}: {skip.reason}")
+    for warning in report.warnings:
+        _err(f"kept record {warning.source}: {warning.reason}")
     print(f"read {report.entries} entries from {', '.join(map(str, paths))}: {len(report.papers)} papers "
           f"({report.duplicates_merged} duplicates merged, {len(report.skipped)} records skipped, {len(errors)} files unreadable)")
     if not report.papers:
@@ -171,14 +174,30 @@ def _verify(pipeline) -> int:
     """Report and repair what a killed run left: papers whose chunks fall short of their catalogued
     count (re-embedded from the catalog) and chunks of a half-removed paper (removed)."""
     index = pipeline.index(create=False)
+    with index.writing():  # a repair writes: no other writer may change the store under it
+        return _repair(pipeline, index)
+
+
+def _repair(pipeline, index) -> int:
     try:
         missing, orphans = index.completeness()
     except StoreDamagedError:  # Chroma killed while saving its vector index: the catalog still has every paper
         print(f"{index.name}: the vector index cannot be read; rebuilding it from the paper catalog ({index.catalog.count()} papers)")
         index.reset_vectors()
         missing, orphans = index.incomplete(), []
+    unindexed = index.unindexed()
+    if unindexed:
+        papers = len({cid.rsplit(":", 1)[0] for cid in unindexed})
+        print(f"{index.name}: {len(unindexed)} chunks of {papers} papers are missing from the vector index; embedding them again")
+        index.embed_again(unindexed, pipeline.ingest_embedder)
+        left = index.unindexed()
+        print(f"repaired {len(unindexed) - len(left)} chunks; {len(left)} still missing from the vector index")
+        if left:
+            return 1
     if not missing and not orphans:
-        print(f"{index.name}: every paper is complete ({index.catalog.count()} papers, {index.count()} chunks)")
+        if not unindexed:
+            print(f"{index.name}: every paper is complete ({index.catalog.count()} papers, {index.count()} chunks, "
+                  "each with its vector)")
         return 0
     if orphans:
         removed = index.delete_papers(orphans)
@@ -435,7 +454,14 @@ def run() -> None:
     # 29 (0.10 s), at 50,000 5 (0.06 s), at 100,000 2 (0.06-0.08 s): 50,000, where it stops paying off. Garbage cycles
     # wait for at most that many new objects, a few MB. Set for the command's own process only, not a caller's
     gc.set_threshold(50_000, *gc.get_threshold()[1:])
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`ragqa search --json | head`): what it read is all it wanted
+        # Python's advice: point stdout at devnull, so the flush at exit does not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)
 
 
 if __name__ == "__main__":

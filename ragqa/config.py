@@ -83,6 +83,11 @@ class Settings(BaseSettings):
         server = f"@{self.chroma_host}-{self.chroma_port}" if self.chroma_host else ""
         return (self.catalog_dir or self.vectorstore_dir) / f"{collection}{server}.catalog.sqlite"
 
+    def write_lock_path(self) -> Path:
+        """The store's write lock (writelock.py), beside its catalogs."""
+        server = f"@{self.chroma_host}-{self.chroma_port}" if self.chroma_host else ""
+        return (self.catalog_dir or self.vectorstore_dir) / f".write{server}.lock"
+
     def chroma_label(self) -> str:
         if self.chroma_host:
             return f"chroma server {self.chroma_host}:{self.chroma_port}"

@@ -60,6 +60,7 @@ class LoadReport:
     papers: list[Paper] = field(default_factory=list)
     entries: int = 0
     skipped: list[Skip] = field(default_factory=list)
+    warnings: list[Skip] = field(default_factory=list)  # a record kept with a field cut down (Skip: where, what)
 
     @property
     def duplicates_merged(self) -> int:
@@ -124,12 +125,17 @@ def _with_listed_metadata(paper: "Paper", facts: dict) -> "Paper":
 
 
 def _make_paper(abstract: str, source: str, **fields) -> Paper:
-    """The id hashes the abstract as given; the text (embedded, shown, quoted) and the title lose
-    control/format characters and chat role markers (untrusted.strip_controls)."""
+    """The id hashes the abstract as given; the text (embedded, shown, quoted), the title, authors, venue and topic
+    lose control/format characters and chat role markers (untrusted.strip_controls)."""
     abstract = abstract.strip()
     text = strip_controls(clean_text(abstract))
     if fields.get("title"):
         fields["title"] = strip_controls(fields["title"]).strip() or None
+    for key in ("venue", "topic"):  # a NUL or a bidi override in metadata is shown, filtered on and exported
+        if fields.get(key):
+            fields[key] = strip_controls(fields[key]).strip() or None
+    if fields.get("authors"):
+        fields["authors"] = tuple(name for name in (strip_controls(n).strip() for n in fields["authors"]) if name)
     return Paper(
         paper_id=paper_id_for(abstract), abstract=abstract, text=text,
         label=make_label(text, fields.get("title")), sources=(source,), **fields,
@@ -293,6 +299,25 @@ def _record_to_paper(record: dict, source: str) -> Paper:
     )
 
 
+TITLE_LIMIT = 1_000  # characters; the longest ICLR/ICML 2024 title has 178
+AUTHORS_LIMIT = 1_000  # names; past it the list is kept as truncated ("et al.")
+
+
+def bounded(paper: Paper) -> tuple[Paper, list[str]]:
+    """The paper with a title or author list too long to be one (a pasted abstract, a broken export) cut to the limits
+    above, and a line per cut: the record is kept, not refused, and no page that shows it carries megabytes."""
+    cuts, changes = [], {}
+    if paper.title and len(paper.title) > TITLE_LIMIT:
+        changes["title"] = paper.title[:TITLE_LIMIT].rstrip() + "…"
+        cuts.append(f"title of {len(paper.title):,} characters cut to {TITLE_LIMIT:,}")
+    if len(paper.authors) > AUTHORS_LIMIT:
+        changes.update(authors=paper.authors[:AUTHORS_LIMIT], authors_truncated=True)
+        cuts.append(f"{len(paper.authors):,} authors: the first {AUTHORS_LIMIT:,} kept, marked 'et al.'")
+    if "title" in changes:
+        changes["label"] = make_label(paper.text, changes["title"])
+    return (replace(paper, **changes) if changes else paper), cuts
+
+
 def _load_records(records, source: str) -> LoadReport:
     report = LoadReport()
     report.papers = list(_read_records(records, source, report))
@@ -312,6 +337,8 @@ def _read_records(records, source: str, report: LoadReport):
         except ValueError as exc:
             report.skipped.append(Skip(f"{source}:{where}", str(exc)))
             continue
+        paper, cuts = bounded(paper)
+        report.warnings += [Skip(f"{source}:{where}", cut) for cut in cuts]
         if paper.source_id is not None:
             if paper.source_id in seen and seen[paper.source_id] != paper.paper_id:
                 report.skipped.append(Skip(f"{source}:{where}", f"duplicate id {paper.source_id!r} with different text"))
@@ -387,6 +414,7 @@ def read_papers(path: Path, manifest: dict[str, dict] | None, report: LoadReport
         on_read(path.stat().st_size)
     report.entries += whole.entries
     report.skipped += whole.skipped
+    report.warnings += whole.warnings
     yield from whole.papers
 
 
@@ -500,4 +528,5 @@ def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None, progr
             papers.commit()
             total.entries += report.entries
             total.skipped += report.skipped
+            total.warnings += report.warnings
     return total, errors

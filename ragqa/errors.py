@@ -35,3 +35,15 @@ class StoreDamagedError(RagqaError):
 
 class StoreFailedError(RagqaError):
     """A store call failed inside Chroma, or a disk filled up; what was written before it is kept."""
+
+
+class StoreBusyError(RagqaError):
+    """Another writer (an ingest, a library removal, a repair) holds the store; nothing was written."""
+
+
+class StoreReadOnlyError(RagqaError):
+    """The store's folder cannot be written (permissions, a read-only disk); readers can still use it."""
+
+
+class VectorsMissingError(RagqaError):
+    """Chroma holds chunks whose vectors its vector index lacks (two writers at once, before the write lock)."""

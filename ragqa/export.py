@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
+from urllib.parse import quote, urlsplit
 
 from .corpus import Paper
 from .errors import RagqaError
@@ -25,6 +26,11 @@ _STOP_WORDS = frozenset(
     "towards toward into beyond under over we our its not no".split())
 _PARTICLES = frozenset("van von de der den del della di da du dos das la le ten ter zu bin ibn".split())
 _NAME_SUFFIXES = frozenset("jr jr. sr sr. ii iii iv".split())
+# what no exported field may carry: control characters (a NUL makes a .bib unreadable) and bidi controls (a name
+# shown reversed), each written as a space (so an abstract keeps its paper id); line breaks are joined by the writers
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_DOI = re.compile(r"10\.\d+(?:\.\d+)*/[^\s{}\\\"<>]+")
+_EPRINT = re.compile(r"[\w.\-/:]+")
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "$": r"\$", "&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_",
                   "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 
@@ -71,7 +77,7 @@ def _ascii(text: str) -> str:
 
 
 def _base_key(paper: Paper) -> str:
-    held = re.sub(r"[\s,{}()=#%\"'\\~]", "", dict(paper.extra).get("citekey", ""))
+    held = re.sub(r"[^\w:.+/-]", "", dict(paper.extra).get("citekey", ""))
     if held:
         return held  # imported from BibTeX: the user's own key, cited in their documents
     surname = _ascii(split_name(paper.authors[0])[2]) if paper.authors else ""
@@ -110,15 +116,49 @@ def _is_conference(venue: str | None) -> bool:
 
 
 def _url(paper: Paper) -> str | None:
+    """The paper's first web link that is safe to write anywhere (safe_url), or None."""
     extra = dict(paper.extra)
-    return next((extra[k] for k in ("url", "proceedings_url", "virtual_site", "pdf") if extra.get(k)), None)
+    return next((url for url in (safe_url(extra.get(k)) for k in ("url", "proceedings_url", "virtual_site", "pdf")) if url),
+                None)
+
+
+def safe_url(value) -> str | None:
+    """An http(s) link on one line, with every character a citation file or Markdown could read as syntax ({ } \\ " < >
+    spaces, control characters) percent-encoded; anything else (javascript:, file:, a relative path, text) -> None."""
+    text = str(value or "").strip()
+    if not text or re.search(r"[\r\n]", text):
+        return None
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    return quote(text, safe="%:/?#[]@!$&'()*+,;=~-._")
+
+
+def safe_doi(value) -> str | None:
+    """A DOI (10.<registrant>/<suffix>, a doi.org link's path too) with nothing a citation file reads as syntax."""
+    text = re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", "", str(value or "").strip(), flags=re.I)
+    return text if _DOI.fullmatch(text) else None
+
+
+def safe_eprint(value) -> str | None:
+    """An archive identifier (2301.00001, hep-th/9901001v2): letters, digits and . - / : only."""
+    text = str(value or "").strip()
+    return text if _EPRINT.fullmatch(text) else None
+
+
+def plain(text: str) -> str:
+    """Text on one line: control and bidi characters, tabs and line breaks (with the spaces around them) as one space."""
+    return re.sub(r" *[\t\r\n\v\f\x85\u2028\u2029][\s]*", " ", _INVISIBLE.sub(" ", text)).strip()
 
 
 # -- BibTeX -------------------------------------------------------------------------------------
 def escape_latex(text: str) -> str:
     """Text -> LaTeX that decodes back to the same text: & % $ # _ { } ~ ^ \\ escaped, the -- `` ''
     ligatures broken with {}, line breaks joined. Non-ASCII stays UTF-8."""
-    text = re.sub(r"[ \t]*\n\s*", " ", text)
+    text = re.sub(r"[ \t]*\n\s*", " ", _INVISIBLE.sub(" ", text))  # a space, as paper_id_for reads them
     balanced = _braces_balance(text)
     braces = {"{": r"\{", "}": r"\}"} if balanced else {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
     text = re.sub(r"[\\{}$&%#_~^]", lambda m: _LATEX_SPECIAL.get(m.group(), braces.get(m.group(), "")), text)
@@ -140,8 +180,10 @@ def _protect_case(escaped_title: str) -> str:
 
 
 def _bib_name(name: str) -> str:
-    if "," in name or re.search(r"\band\b", name, re.I) or len(name.split()) == 1 and not name.isalpha():
-        return "{" + escape_latex(name) + "}"  # one unit: an organisation, or a name BibTeX would split
+    if (re.search(r"\band\b", name, re.I) or not re.fullmatch(r"(?:[^\W_]|[ .'\-])+", name)
+            or len(name.split()) == 1 and not name.isalpha()):
+        # one unit: an organisation, or a name BibTeX would split or its name parser misread (commas, LaTeX marks)
+        return "{" + escape_latex(name) + "}"
     first, von, last, suffix = (escape_latex(part) for part in split_name(name))
     return ", ".join(part for part in (f"{von} {last}".strip(), suffix, first) if part)
 
@@ -158,16 +200,16 @@ def to_bibtex(papers: list[Paper]) -> str:
         extra = dict(paper.extra)
         conference = _is_conference(paper.venue)
         fields = {
-            "title": _protect_case(escape_latex(paper.title)) if paper.title else None,
-            "author": " and ".join(map(_bib_name, paper.authors)) + (" and others" if paper.authors_truncated else "")
-            if paper.authors else None,
+            "title": _protect_case(escape_latex(plain(paper.title))) if paper.title else None,
+            "author": " and ".join(_bib_name(plain(a)) for a in paper.authors if plain(a))
+            + (" and others" if paper.authors_truncated else "") if paper.authors else None,
             "year": str(paper.year) if paper.year else None,
-            ("booktitle" if conference else "howpublished"): escape_latex(paper.venue) if paper.venue else None,
+            ("booktitle" if conference else "howpublished"): escape_latex(plain(paper.venue)) if paper.venue else None,
             "abstract": escape_latex(paper.abstract),
-            "keywords": escape_latex(", ".join(k.strip() for k in extra.get("keywords", "").split(",") if k.strip())),
-            "doi": extra.get("doi"), "url": _url(paper), "eprint": extra.get("eprint"),
+            "keywords": escape_latex(plain(", ".join(k.strip() for k in extra.get("keywords", "").split(",") if k.strip()))),
+            "doi": safe_doi(extra.get("doi")), "url": _url(paper), "eprint": safe_eprint(extra.get("eprint")),
         }
-        if extra.get("eprint") and (paper.venue or "").lower().startswith("arxiv"):
+        if fields["eprint"] and (paper.venue or "").lower().startswith("arxiv"):
             fields["archiveprefix"] = "arXiv"
         library.add(Entry("inproceedings" if conference else "misc", keys[paper.paper_id],
                           [Field(k, v) for k, v in fields.items() if v]))
@@ -193,16 +235,17 @@ def to_csl_json(papers: list[Paper]) -> str:
         extra = dict(paper.extra)
         item = {
             "id": keys[paper.paper_id], "type": "paper-conference" if _is_conference(paper.venue) else "article",
-            "title": paper.title, "author": [_csl_name(a) for a in paper.authors] or None,
-            "issued": {"date-parts": [[paper.year]]} if paper.year else None, "container-title": paper.venue,
-            "abstract": paper.abstract, "DOI": extra.get("doi"), "URL": _url(paper),
+            "title": plain(paper.title or ""), "author": [_csl_name(plain(a)) for a in paper.authors] or None,
+            "issued": {"date-parts": [[paper.year]]} if paper.year else None, "container-title": plain(paper.venue or ""),
+            "abstract": _INVISIBLE.sub(" ", paper.abstract), "DOI": safe_doi(extra.get("doi")), "URL": _url(paper),
         }
         items.append({k: v for k, v in item.items() if v})
     return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
 
 
 def _markdown_text(text: str) -> str:
-    return re.sub(r"([\\`*_\[\]<>])", r"\\\1", text)
+    """One line of literal text: every character Markdown (or its HTML) could read as markup is backslash-escaped."""
+    return re.sub(r"([\\`*_\[\]<>&|~])", r"\\\1", plain(text))
 
 
 def to_markdown(papers: list[Paper]) -> str:

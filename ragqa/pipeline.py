@@ -163,17 +163,19 @@ class Pipeline:
     def ingest(self, report: LoadReport, progress: bool = True, library: str | None = None) -> IngestReport:
         from .catalog import DEFAULT_LIBRARY, check_library_name
 
+        library = check_library_name(library or DEFAULT_LIBRARY)
         index = self.index(create=True)
-        result = index.ingest(report.papers, lambda: self.ingest_embedder, progress=progress,
-                              library=check_library_name(library or DEFAULT_LIBRARY))
-        self._save_views(index)
+        with index.writing():  # the saved views too: one writer from the first write to the last
+            result = index.ingest(report.papers, lambda: self.ingest_embedder, progress=progress, library=library)
+            self._save_views(index)
         return result
 
     def remove_library(self, library: str) -> tuple[int, int]:
         """Remove a library and the papers only it holds. -> (papers, chunks) removed."""
         index = self.index(create=False)
-        removed = index.remove_library(library)
-        self._save_views(index)
+        with index.writing():
+            removed = index.remove_library(library)
+            self._save_views(index)
         return removed
 
     def _save_views(self, index: PaperIndex) -> None:

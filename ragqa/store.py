@@ -14,7 +14,8 @@ from contextlib import closing
 from pathlib import Path
 
 from .config import Settings
-from .errors import IndexMissingError, RagqaError, StoreDamagedError, StoreFailedError, StoreUnavailableError
+from .errors import (IndexMissingError, RagqaError, StoreDamagedError, StoreFailedError, StoreUnavailableError,
+                     VectorsMissingError)
 
 
 def collection_name(settings: Settings, embed_name: str) -> str:
@@ -41,6 +42,8 @@ def _transport_failure(exc: BaseException) -> bool:
 # what Chroma's errors say when a collection's HNSW files cannot be read back (a write killed half-way: a truncated
 # index_metadata.pickle, "Error constructing hnsw segment reader ... EOF while parsing")
 _DAMAGED = re.compile(r"hnsw segment|deserializ|Error loading hnsw", re.I)
+# what Chroma says when asked for the vector of a chunk its records hold but its vector index lacks
+_VECTOR_MISSING = re.compile(r"Error getting embedding|Error finding id", re.I)
 
 
 def damaged(settings: Settings, name: str, exc: BaseException) -> StoreDamagedError:
@@ -104,6 +107,10 @@ class GuardedCollection:
             except Exception as exc:
                 if self._settings.chroma_host and _transport_failure(exc):
                     raise unreachable(self._settings, exc) from None
+                if _VECTOR_MISSING.search(str(exc)):
+                    raise VectorsMissingError(
+                        f"The vector index of '{self._collection.name}' lacks vectors of chunks it holds (two writers wrote "
+                        "it at once). Run 'ragqa ingest --verify': it finds them and embeds them again.") from None
                 if _DAMAGED.search(str(exc)):
                     raise damaged(self._settings, self._collection.name, exc) from None
                 if _internal(exc):

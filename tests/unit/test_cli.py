@@ -320,3 +320,18 @@ def test_a_model_file_llama_cpp_cannot_read_is_one_line_with_both_ways_back(env,
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and f"could not load {junk}" in err
     assert "ragqa models fetch" in err and "point RAGQA_LLM_MODEL at a GGUF file" in err and junk.is_file()
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly(env):
+    """`ragqa search --json | head` ended in BrokenPipeError's traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    assert main(["ingest", "--quiet"]) == 0
+    command = [str(Path(sys.executable).with_name("ragqa")), "search", "graph neural networks", "--json", "--k", "10"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    proc.stdout.close()  # the reader is gone before the first line is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0 and "Traceback" not in err and "BrokenPipe" not in err, err

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from ragqa.corpus import _make_paper, load_file, load_paths
 from ragqa.errors import RagqaError
-from ragqa.export import citekeys, escape_latex, export_papers, format_for_path, split_name
+from ragqa.export import _INVISIBLE, citekeys, escape_latex, export_papers, format_for_path, split_name
 from ragqa.formats import bibtex_records, decode_latex
 
 LIBRARIES = Path(__file__).resolve().parents[1] / "data" / "libraries"
@@ -172,7 +172,7 @@ def test_bibtex_round_trip_on_real_abstracts(corpus_papers, tmp_path):
     assert len(originals) > 60 and set(back) == {p.paper_id for p in originals}
     for p in originals:
         q = back[p.paper_id]
-        assert q.abstract == p.abstract and q.title == p.title and (q.venue, q.year) == (p.venue, p.year)
+        assert q.abstract == _INVISIBLE.sub(" ", p.abstract) and q.title == p.title and (q.venue, q.year) == (p.venue, p.year)
         assert q.authors == tuple(" ".join(a.split()) for a in p.authors)
         assert dict(q.extra).get("keywords") == _keywords(p)
 
@@ -242,3 +242,103 @@ def test_format_for_path(path, fmt):
 def test_export_errors_are_one_line_ragqa_errors(call, match):
     with pytest.raises(RagqaError, match=match):
         call()
+
+
+# -- hostile fields -----------------------------------------------------------------------------
+HOSTILE = st.lists(st.sampled_from(
+    list("aZ 0.,:;-_{}\\%#@=\"'<>[]()!*`|~&$^/\n\r\t") + ["\x00", "\u202e", "\u200b", "数", "}\n@misc{x,", "\\write18{",
+                                                       "javascript:", "](", "![x](http://a/i.png)", "<script>"]),
+    min_size=1, max_size=20).map("".join)
+URLISH = st.one_of(HOSTILE, st.builds(lambda s, t: s + t, st.sampled_from(["https://a.org/", "http://b.io/x?",
+                                                                             "javascript:", "file:///", " https://c.d/"]), HOSTILE))
+EXPORTED_FIELDS = {"title", "author", "year", "booktitle", "howpublished", "abstract", "keywords", "doi", "url",
+                   "eprint", "archiveprefix"}
+
+
+def _one_line(text: str) -> str:
+    from ragqa.export import plain
+    return plain(text)
+
+
+@st.composite
+def hostile_papers(draw):
+    papers = []
+    for n in range(draw(st.integers(1, 3))):
+        extra = {"keywords": draw(HOSTILE), "doi": draw(st.one_of(HOSTILE, st.just("10.1234/ok-1"))), "url": draw(URLISH),
+                 "eprint": draw(HOSTILE), "citekey": draw(HOSTILE)}
+        papers.append(paper(f"Abstract {n}: " + draw(HOSTILE), title=draw(HOSTILE), venue=draw(HOSTILE),
+                            authors=tuple(draw(st.lists(HOSTILE, min_size=1, max_size=3))), year=2024,
+                            extra=tuple(extra.items())))
+    return papers
+
+
+@settings(max_examples=150, deadline=None)
+@given(hostile_papers())
+def test_hostile_fields_never_add_entries_or_fields_to_a_bibtex_export(papers):
+    text = export_papers(papers, "bibtex")
+    library = bibtexparser.parse_string(text)
+    assert not library.failed_blocks and not library.strings and not library.preambles
+    assert len(library.entries) == len({p.paper_id for p in papers})
+    for entry in library.entries:
+        assert {f.key for f in entry.fields} <= EXPORTED_FIELDS
+        url = entry.fields_dict.get("url")
+        assert url is None or re.fullmatch(r"https?://[^\s{}\\\"<>]+", url.value)
+    from ragqa.corpus import paper_id_for
+
+    back = {paper_id_for(record["abstract"]): record for _, record in bibtex_records(text)}
+    for p in papers:  # ragqa reads back the same paper (its id), its fields on one line without invisible characters
+        record = back[p.paper_id]
+        assert (record["title"] or None) == (_one_line(p.title) or None) if p.title else True
+        assert record["venue"] == (_one_line(p.venue) or None) if p.venue else True
+        assert record["authors"] == [" ".join(a.split()) for a in p.authors if _one_line(a)]  # names: spaces folded
+
+
+@settings(max_examples=150, deadline=None)
+@given(hostile_papers())
+def test_hostile_fields_give_valid_csl_json(papers):
+    items = json.loads(export_papers(papers, "csl-json"))
+    assert len(items) == len({p.paper_id for p in papers})
+    for item, p in zip(items, papers):
+        assert set(item) <= {"id", "type", "title", "author", "issued", "container-title", "abstract", "DOI", "URL"}
+        assert "URL" not in item or re.fullmatch(r"https?://[^\s{}\\\"<>]+", item["URL"])
+        assert item.get("title", "") == _one_line(p.title or "")
+
+
+@settings(max_examples=150, deadline=None)
+@given(hostile_papers())
+def test_hostile_fields_give_one_markdown_list_item_per_paper_and_only_web_links(papers):
+    from markdown_it import MarkdownIt
+
+    text = export_papers(papers, "markdown")
+    tokens = MarkdownIt("commonmark").parse(text)
+    assert [t.type for t in tokens if t.type.endswith("list_open")] == ["ordered_list_open"]
+    assert sum(t.type == "list_item_open" for t in tokens) == len({p.paper_id for p in papers})
+    inline = [child for t in tokens if t.type == "inline" for child in t.children]
+    assert not [c for c in inline if c.type in ("image", "html_inline")] and not [t for t in tokens if t.type == "html_block"]
+    assert all(re.match(r"https?://", c.attrs["href"]) for c in inline if c.type == "link_open")
+    items = [t for t in tokens if t.type == "inline"]
+    for p, item in zip(papers, items):  # the title reads back as the emphasised text, and nothing else is markup
+        kinds = [c.type for c in item.children]
+        assert set(kinds) <= {"text", "em_open", "em_close", "link_open", "link_close", "softbreak"}
+        inside = kinds.index("em_open"), kinds.index("em_close")
+        assert "".join(c.content for c in item.children[inside[0] + 1:inside[1]]) == _one_line(p.title or p.label)
+
+
+@pytest.mark.parametrize("url,safe", [
+    ("https://openreview.net/forum?id=x", "https://openreview.net/forum?id=x"),
+    ("https://a.org/p}\n@misc{evil, note={\\input{/etc/hostname}}", None),
+    ("https://a.org/p} , note = {\\write18{rm}}", "https://a.org/p%7D%20,%20note%20=%20%7B%5Cwrite18%7Brm%7D%7D"),
+    ("javascript:alert(1)", None), ("file:///etc/passwd", None), ("www.example.org", None), ("https://", None),
+])
+def test_safe_url(url, safe):
+    from ragqa.export import safe_url
+    assert safe_url(url) == safe
+
+
+def test_injected_url_cannot_add_fields_or_entries():
+    evil = paper(title="T", extra=(("url", "https://a.org/x}, note = {\\input{/etc/hostname}}\n@misc{pwn, title={x}"),
+                                   ("doi", "10.1/x}, note={y"), ("eprint", "2301.1} , write = {z")))
+    text = export_papers([evil], "bibtex")
+    (entry,) = bibtexparser.parse_string(text).entries
+    assert {f.key for f in entry.fields} == {"title", "abstract"} and "\\input" not in text
+    assert "javascript" not in export_papers([paper(title="T", extra=(("url", "javascript:alert(1)"),))], "markdown")

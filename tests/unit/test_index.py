@@ -273,7 +273,7 @@ def test_a_vector_index_chroma_could_not_finish_saving_is_reported_and_rebuilt_f
     assert repaired.returncode == 0 and "1100 incomplete papers" in repaired.stdout, repaired.stderr
     assert not damaged_folder.exists()  # Chroma 1.x leaves a dropped collection's folder behind: removed
     assert len(list(settings.vectorstore_dir.glob("*/index_metadata.pickle"))) == 1  # the rebuilt index only
-    assert "every paper is complete (1100 papers, 1100 chunks)" in ragqa("ingest", "--verify").stdout
+    assert "every paper is complete (1100 papers, 1100 chunks, each with its vector)" in ragqa("ingest", "--verify").stdout
     after = ragqa("search", query, "--k", "5", "--json")
     assert before.returncode == after.returncode == 0
     assert top(before)[1] >= {"Paper 17"} and top(after)[1] >= {"Paper 17"}
@@ -322,7 +322,7 @@ def test_sigterm_stops_an_ingest_between_writes_and_the_same_command_goes_on(set
     assert search.returncode == 0, search.stderr
     again = subprocess.run([ragqa, "ingest", "--quiet", str(tmp_path / "lib.jsonl")], env=env, capture_output=True, text=True)
     assert again.returncode == 0 and f"{3000 - first} new" in again.stdout, again.stdout + again.stderr
-    assert "every paper is complete (3000 papers, 3000 chunks)" in subprocess.run(
+    assert "every paper is complete (3000 papers, 3000 chunks, each with its vector)" in subprocess.run(
         [ragqa, "ingest", "--verify"], env=env, capture_output=True, text=True).stdout
 
 

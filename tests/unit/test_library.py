@@ -50,6 +50,45 @@ def test_a_paper_in_two_libraries_survives_removing_one(env, capsys, tmp_path):
     assert len(json.loads(capsys.readouterr().out)["results"]) == 3
 
 
+def _search_abstracts(capsys, library):
+    capsys.readouterr()
+    assert main(["search", "protein folding", "--library", library, "--json", "--k", "10"]) == 0
+    return sorted(r["text"] for r in json.loads(capsys.readouterr().out)["results"])
+
+
+def test_an_edited_version_in_another_library_leaves_the_first_librarys_version_alone(env, capsys, tmp_path):
+    """Library A holds a paper; B imports an edited version of it (same id and title, other abstract): B gets the new
+    version, A keeps its own, and removing B leaves A's paper in place."""
+    original = _mine(tmp_path)
+    assert main(["ingest", "--quiet", "--library", "a", str(original)]) == 0
+    rows = [json.loads(line) for line in original.read_text().splitlines()]
+    rows[1]["abstract"] = "An edited abstract: we fold proteins with diffusion models instead. " * 3
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("\n".join(json.dumps(r) for r in rows))
+    assert main(["ingest", "--quiet", "--library", "b", str(edited)]) == 0
+    assert _libraries(capsys) == {"a": 3, "b": 3}
+    a_before = _search_abstracts(capsys, "a")
+    assert not any("diffusion" in text for text in a_before)
+    assert any("diffusion" in text for text in _search_abstracts(capsys, "b"))
+    assert main(["library", "remove", "b"]) == 0
+    assert _libraries(capsys) == {"a": 3}
+    assert _search_abstracts(capsys, "a") == a_before
+
+
+def test_reimporting_a_library_after_editing_one_record_changes_exactly_that_record(env, capsys, tmp_path):
+    original = _mine(tmp_path)
+    assert main(["ingest", "--quiet", "--library", "a", str(original)]) == 0
+    before = _search_abstracts(capsys, "a")
+    rows = [json.loads(line) for line in original.read_text().splitlines()]
+    rows[2]["abstract"] = "An edited abstract: we fold proteins with diffusion models instead. " * 3
+    original.write_text("\n".join(json.dumps(r) for r in rows))
+    assert main(["ingest", "--quiet", "--library", "a", str(original)]) == 0
+    after = _search_abstracts(capsys, "a")
+    assert _libraries(capsys) == {"a": 3}
+    assert len(set(before) - set(after)) == 1 and len(set(after) - set(before)) == 1
+    assert any("diffusion" in text for text in set(after) - set(before))
+
+
 def test_an_unknown_library_is_a_one_line_error(env, capsys):
     main(["ingest", "--quiet"])
     capsys.readouterr()
@@ -94,3 +133,23 @@ def test_a_bad_export_path_fails_before_any_work(env, capsys, tmp_path):
 def test_a_bad_library_name_is_refused_before_any_work(env, capsys, tmp_path, name):
     assert main(["ingest", "--quiet", "--library", name, str(_mine(tmp_path))]) == 1
     assert "is not allowed" in capsys.readouterr().err
+
+
+def test_oversized_title_and_author_list_keep_every_record(env, capsys, tmp_path):
+    """A ~700-character title aborted the whole file (llama-index: metadata longer than the chunk); a 2 MB title or
+    5,000 authors made every page that shows the paper huge. Each record is kept, cut down, with a line saying so."""
+    rows = [{"id": "long", "title": "Graph learning " * 47, "abstract": "We study graph learning at length. " * 5},
+            {"id": "huge", "title": "x" * 2_000_000, "abstract": "We study huge titles in bibliographies. " * 5},
+            {"id": "crowd", "title": "Crowd", "authors": [f"Author {i}" for i in range(5000)],
+             "abstract": "We study very large author lists in physics papers. " * 5},
+            {"id": "plain", "title": "Plain paper", "abstract": "We study protein folding with transformers. " * 5}]
+    path = tmp_path / "odd.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    assert main(["ingest", "--quiet", "--library", "odd", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "4 new" in captured.out
+    kept = [line for line in captured.err.splitlines() if line.startswith("kept record")]
+    assert len(kept) == 2 and "odd.jsonl:line 2" in kept[0] and "authors" in kept[1]
+    assert main(["search", "graph learning at length", "--library", "odd", "--json", "--k", "4"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert len(results) == 4 and max(len(json.dumps(r)) for r in results) < 100_000
