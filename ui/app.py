@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import html
 import os
 import shutil
 import tempfile
@@ -27,7 +26,7 @@ from ui.charts import chart_component, group_chart
 from ui.choices import ALL, ANY, LIVE, chosen, index_choices
 from ui.library import LibraryTab, library_rows
 from ui.papers import PapersTab, papers_table
-from ui.render import CSS, answer_markdown, parsed_filters, sources_panel
+from ui.render import CSS, answer_markdown, inert, parsed_filters, sources_panel
 
 FORMATS = {"BibTeX": ("bibtex", ".bib"), "CSL-JSON": ("csl-json", ".json"), "Markdown": ("markdown", ".md")}
 EXAMPLES = [
@@ -124,7 +123,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
             if not busy and session is not None:
                 active.add(session)
         if busy:
-            chat = [*(chat or []), {"role": "user", "content": html.escape((question or "").strip())},
+            chat = [*(chat or []), {"role": "user", "content": inert((question or "").strip())},
                     {"role": "assistant", "content": "Your previous question is still being answered; ask this one when it is done."}]
             yield chat, conv, gr.update(), question, gr.update(), gr.update()
             return
@@ -160,14 +159,14 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
             yield shown()
             return
         conv["last"] = []
-        chat.append({"role": "user", "content": html.escape(question) + ("" if auto_filters else " <i>(no filters read from the question)</i>")})
+        chat.append({"role": "user", "content": inert(question) + ("" if auto_filters else " <i>(no filters read from the question)</i>")})
         if not state.ready:  # the question waits for start-up instead of being lost (#18.7)
             chat.append({"role": "assistant", "content": ""})
             for message in state.wait():
-                chat[-1]["content"] = html.escape(f"Your question is queued until start-up finishes: {message}")
+                chat[-1]["content"] = inert(f"Your question is queued until start-up finishes: {message}")
                 yield shown()
             if not state.ready:
-                chat[-1]["content"] = html.escape(f"Not ready: {state.message}")
+                chat[-1]["content"] = inert(f"Not ready: {state.message}")
                 yield shown()
                 return
             chat.pop()
@@ -186,7 +185,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                     yield shown(sources_panel(sources=sources, retrieved=result.hits, status="Answer in progress…"))
                 elif event.kind == "token":
                     streamed += event.delta
-                    chat[-1]["content"] = html.escape(streamed)
+                    chat[-1]["content"] = inert(streamed)
                     yield shown()
                 else:
                     answer = event.answer
@@ -201,7 +200,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                               + (f" · repairs: {', '.join(answer.guards)}" if answer.guards else ""))
                     yield shown(sources_panel(answer, sources, result.hits if result else [], status), group_chart(answer))
         except RagqaError as exc:
-            chat[-1]["content"] = f"⚠️ {html.escape(str(exc))}"
+            chat[-1]["content"] = f"⚠️ {inert(str(exc))}"
             yield shown()
 
     def downloads(conv, fmt_label):
@@ -223,7 +222,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
         return [], new_conversation(), sources_panel(), "", group_chart(None), gr.update(visible=False)
 
     def status_text():
-        return f"**Status:** {html.escape(state.message)}"
+        return f"**Status:** {inert(state.message)}"
 
     def refresh(venue_v, year_v, topic_v, chat_lib, p_query, p_venue, p_author, p_status, p_lib, p_topic, p_year):
         """Every choice that depends on the index (after a page load, an upload or a removal)."""

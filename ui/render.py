@@ -4,6 +4,7 @@ messages. Every piece of paper, file or user text is escaped here, so an abstrac
 from __future__ import annotations
 
 import html
+import re
 
 from ragqa.answer import Answer, Source
 from ragqa.retrieve import Hit
@@ -31,6 +32,13 @@ CSS = """
 
 def _e(text) -> str:
     return html.escape(str(text or ""), quote=True)
+
+
+def inert(text) -> str:
+    """Text for a Markdown component (the chat, the Papers tab's counts) shown as itself: HTML escaped, and the
+    brackets that make a Markdown link or image backslash-escaped, so `![x](http://…)` in a venue, a topic or a model's
+    answer is shown, never fetched."""
+    return re.sub(r"([\\\[\]])", r"\\\1", _e(text))
 
 
 def highlight(text: str, sentences: tuple[str, ...] | list[str]) -> str:
@@ -103,10 +111,10 @@ def parsed_filters(notes: list[str]) -> list[str]:
 def answer_markdown(answer: Answer) -> str:
     """The final chat message. User-visible text is escaped; an abstention looks different; filters
     read from the question are named (the "Undo" button asks again without them)."""
-    text = _e(answer.text).replace("\n", "  \n")
+    text = inert(answer.text).replace("\n", "  \n")
     parsed = parsed_filters(answer.notes)
     if parsed:
-        text = f'<span class="rq-parsed">Read from your question: {_e("; ".join(parsed))}</span>  \n' + text
+        text = f'<span class="rq-parsed">Read from your question: {inert("; ".join(parsed))}</span>  \n' + text
     if answer.abstained:
         return f'<div class="rq-abstain">⚠️ <b>Not covered by the indexed papers.</b><br>{text}</div>'
     if answer.mode == "extractive":
@@ -126,7 +134,7 @@ def facet_summary(total: int, shown: int, facets: dict, top: int = 12, matched: 
         if not counts:
             continue
         items = counts.most_common(top) if name == "Topic" else sorted(counts.items())
-        lines.append(f"{_e(name)}: " + " · ".join(f"{_e(value)}: {n}" for value, n in items))
+        lines.append(f"{inert(name)}: " + " · ".join(f"{inert(value)}: {n}" for value, n in items))
     return "\n\n".join(lines)
 
 

@@ -83,3 +83,37 @@ def test_an_abstention_after_the_model_saw_sources_lists_them_as_nearest_papers_
     panel = sources_panel(refused, sources, [hit])
     assert "Sources given to the model" not in panel and "Nearest papers (1)" in panel and "DRAGON" in panel
     assert "Sources given to the model (1)" in sources_panel(None, sources, [hit], "Answer in progress…")
+
+
+REMOTE = ["![x](http://203.0.113.9/i.png)", "[click](javascript:alert(1))", "<img src=http://203.0.113.9/i.png>",
+          "\\![y](http://203.0.113.9/j.png)", "[r]: http://203.0.113.9/k.png\n![r]"]
+
+
+def _rendered(markdown_text: str) -> list[str]:
+    """The tags a Markdown renderer (CommonMark, as the chat and the counts are rendered) makes of the text."""
+    from markdown_it import MarkdownIt
+
+    import re
+
+    ours = re.compile(r"</?(?:span|div|b|i|br)\b")  # the markup render.py writes itself
+    tokens = MarkdownIt("commonmark").parse(markdown_text)
+    inline = [c for t in tokens if t.type == "inline" for c in t.children]
+    return [c.type for c in inline if c.type in ("image", "link_open") or c.type == "html_inline" and not ours.match(c.content)] + \
+        [t.type for t in tokens if t.type == "html_block" and not ours.match(t.content)]
+
+
+def test_metadata_in_the_papers_counts_is_shown_as_text_never_fetched():
+    for value in REMOTE:
+        summary = facet_summary(1, 1, {"Venue": Counter({value: 1}), "Topic": Counter({value: 1})})
+        assert _rendered(summary) == [], value
+
+
+def test_an_answer_naming_hostile_metadata_renders_no_image_or_link():
+    from ragqa.answer import Answer
+    from ui.render import answer_markdown, inert
+
+    for value in REMOTE:
+        answer = Answer(question="q", text=f"1 indexed paper addresses this: {value} (venue {value}) [1].", citations=[], abstained=False,
+                        mode="list", notes=[f"filter from question: venue={value}"])
+        assert _rendered(answer_markdown(answer)) == [], value
+        assert _rendered(inert(value)) == [], value
