@@ -1,7 +1,9 @@
 """A scripted OpenAI-compatible chat server for load tests of the served deployment (no model):
 it answers with the first sentence of the prompt's first source, cited [1], streamed word by word
 with a fixed delay, so answers pass the citation check and latency is what the rest of the stack
-adds. Usage: python -m evals.fake_llm --port 8081 [--delay 0.02]
+adds. It can also fail as real servers do (--fail, or POST {"mode": ...} to /_mode while it runs): 500 answers every
+chat request with HTTP 500, hang accepts it and never answers, cut streams three words and closes the connection.
+Usage: python -m evals.fake_llm --port 8081 [--delay 0.02] [--fail 500|hang|cut]
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ def scripted_answer(messages: list[dict]) -> str:
 
 class Handler(BaseHTTPRequestHandler):
     delay = 0.02
+    mode = "ok"  # or "500", "hang", "cut"
 
     def log_message(self, *args):  # quiet
         pass
@@ -46,8 +49,18 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        if self.path.rstrip("/") == "/_mode":
+            type(self).mode = request.get("mode", "ok")
+            self._send(200, {"mode": self.mode})
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send(404, {"error": "only /v1/chat/completions"})
+            return
+        if self.mode == "500":
+            self._send(500, {"error": {"message": "internal error", "type": "server_error"}})
+            return
+        if self.mode == "hang":
+            time.sleep(3600)
             return
         text = scripted_answer(request.get("messages") or [])
         base = {"id": "fake-1", "created": int(time.time()), "model": request.get("model") or "fake"}
@@ -62,6 +75,10 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         words = text.split(" ")
         for i, word in enumerate(words):
+            if self.mode == "cut" and i == 3:
+                self.wfile.flush()
+                self.connection.shutdown(2)  # gone mid-answer: no finish_reason, no [DONE]
+                return
             time.sleep(self.delay)
             delta = {"content": word + (" " if i < len(words) - 1 else "")}
             if i == 0:
@@ -79,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8081)
     parser.add_argument("--delay", type=float, default=0.02, help="seconds per streamed word")
+    parser.add_argument("--fail", choices=["500", "hang", "cut"], help="fail every chat request this way")
     args = parser.parse_args(argv)
-    Handler.delay = args.delay
+    Handler.delay, Handler.mode = args.delay, args.fail or "ok"
     ThreadingHTTPServer((args.host, args.port), Handler).serve_forever()
     return 0
 

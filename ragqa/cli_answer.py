@@ -52,16 +52,21 @@ def group_table(answer) -> str:
 
 def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, fast=False, auto_filters=True):
     answer, streamed = None, ""
-    for event in pipeline.stream(question, filters, conversation, k=k, fast=fast, auto_filters=auto_filters):
-        if event.kind == "retrieved":
-            if event.sources:
-                more = f"; … and {len(event.sources) - 10} more" if len(event.sources) > 10 else ""
-                _err("sources: " + "; ".join(f"[{s.n}] {s.hit.meta.get('label')}" for s in event.sources[:10]) + more)
-        elif event.kind == "token":
-            print(event.delta, end="", flush=True)
-            streamed += event.delta
-        else:
-            answer = event.answer
+    try:
+        for event in pipeline.stream(question, filters, conversation, k=k, fast=fast, auto_filters=auto_filters):
+            if event.kind == "retrieved":
+                if event.sources:
+                    more = f"; … and {len(event.sources) - 10} more" if len(event.sources) > 10 else ""
+                    _err("sources: " + "; ".join(f"[{s.n}] {s.hit.meta.get('label')}" for s in event.sources[:10]) + more)
+            elif event.kind == "token":
+                print(event.delta, end="", flush=True)
+                streamed += event.delta
+            else:
+                answer = event.answer
+    except RagqaError:
+        if streamed:  # what was printed is not an answer: its citations were never checked
+            print(" [INCOMPLETE: the model stopped here; this is not an answer]", flush=True)
+        raise
     _render_answer(answer, streamed)
     return answer
 

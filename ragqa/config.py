@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     rewrite_with_fast_model: bool = Field(False, description="translate/condense with the small model (faster, weaker)")
     openai_base_url: str | None = None
     openai_api_key: str = "not-needed"
+    openai_timeout: float = Field(60.0, gt=0, description="seconds an OpenAI-compatible server may take to connect or send the next part of an answer")
     max_new_tokens: int = 220
     temperature: float = 0.0
     n_threads: int = 2

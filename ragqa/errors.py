@@ -47,3 +47,7 @@ class StoreReadOnlyError(RagqaError):
 
 class VectorsMissingError(RagqaError):
     """Chroma holds chunks whose vectors its vector index lacks (two writers at once, before the write lock)."""
+
+
+class LLMUnavailableError(ModelError):
+    """The LLM server could not be reached, failed, did not answer in time, or stopped mid-answer."""

@@ -13,7 +13,7 @@ from llama_index.core.llms.custom import CustomLLM
 from pydantic import PrivateAttr
 
 from .config import Settings
-from .errors import ModelError
+from .errors import LLMUnavailableError, ModelError
 
 
 class LlamaCppChat(CustomLLM):
@@ -89,16 +89,79 @@ class LlamaCppChat(CustomLLM):
         return gen()
 
 
+def _server_llm(settings: Settings, model: str):
+    """An OpenAI-compatible server behind llama-index's OpenAILike, whose failures (unreachable, an HTTP error, no
+    answer within the timeout, a stream that stops before the model finished) are one-line LLMUnavailableErrors naming
+    the server: an answer cut short is never returned as if complete."""
+    from llama_index.llms.openai_like import OpenAILike
+
+    where = settings.openai_base_url
+
+    def failure(exc: BaseException) -> LLMUnavailableError:
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError):
+            what = f"no answer within {settings.openai_timeout:g} s (RAGQA_OPENAI_TIMEOUT)"
+        elif isinstance(exc, openai.APIConnectionError):
+            what = "cannot connect"
+        elif isinstance(exc, openai.APIStatusError):
+            what = f"HTTP {exc.status_code}"
+        else:
+            what = f"{type(exc).__name__}: {str(exc)[:80]}"
+        return LLMUnavailableError(f"The LLM server at {where} failed ({what}). Check that it is running and serves the "
+                                   f"model '{model}' (RAGQA_LLM_MODEL), then ask again.")
+
+    def guarded(call):
+        def run(*args, **kwargs):
+            import openai
+
+            try:
+                return call(*args, **kwargs)
+            except openai.OpenAIError as exc:
+                raise failure(exc) from None
+        return run
+
+    def finished(stream):
+        """The stream's responses; LLMUnavailableError when it ends without the model's finish_reason (cut off)."""
+        import openai
+
+        done = False
+        try:
+            for response in stream:
+                choices = getattr(response.raw, "choices", None) or (response.raw or {}).get("choices") or []
+                done = done or any((getattr(c, "finish_reason", None) or (c.get("finish_reason") if isinstance(c, dict)
+                                                                           else None)) for c in choices)
+                yield response
+        except openai.OpenAIError as exc:
+            raise failure(exc) from None
+        if not done:
+            raise LLMUnavailableError(f"The LLM server at {where} stopped in the middle of the answer; the part received "
+                                      "is not shown as an answer. Check the server's log, then ask again.")
+
+    class ServerLLM(OpenAILike):
+        def chat(self, messages, **kwargs):
+            return guarded(super().chat)(messages, **kwargs)
+
+        def complete(self, prompt, formatted=False, **kwargs):
+            return guarded(super().complete)(prompt, formatted, **kwargs)
+
+        def stream_chat(self, messages, **kwargs):
+            return finished(guarded(super().stream_chat)(messages, **kwargs))
+
+        def stream_complete(self, prompt, formatted=False, **kwargs):
+            return finished(guarded(super().stream_complete)(prompt, formatted, **kwargs))
+
+    return ServerLLM(model=model, api_base=settings.openai_base_url, api_key=settings.openai_api_key, is_chat_model=True,
+                     context_window=settings.n_ctx, max_tokens=settings.max_new_tokens, temperature=settings.temperature,
+                     timeout=settings.openai_timeout, max_retries=0)
+
+
 def load_llm(settings: Settings, model: str):
     """The LLM for `model` under settings.llm_backend; errors are one-line ModelErrors."""
     if settings.llm_backend == "openai":
         if not settings.openai_base_url:
             raise ModelError("RAGQA_LLM_BACKEND=openai needs RAGQA_OPENAI_BASE_URL (e.g. http://127.0.0.1:8080/v1).")
-        from llama_index.llms.openai_like import OpenAILike
-
-        return OpenAILike(model=model, api_base=settings.openai_base_url, api_key=settings.openai_api_key,
-                          is_chat_model=True, context_window=settings.n_ctx, max_tokens=settings.max_new_tokens,
-                          temperature=settings.temperature, timeout=120, max_retries=0)
+        return _server_llm(settings, model)
     if settings.llm_backend == "transformers":
         try:
             from llama_index.llms.huggingface import HuggingFaceLLM

@@ -132,16 +132,21 @@ class Pipeline:
             self.translations[question] = translate_question(self.rewrite_llm(), question, self.settings)
         return self.translations[question]
 
-    def warm_up(self, fast: bool = False) -> None:
+    def warm_up(self, fast: bool = False, llm: bool = True) -> None:
         """Load the models and prefill the fixed prompt prefix (system + worked examples) once,
-        so the first question pays only for its own sources."""
-        from .prompting import build_messages
-
+        so the first question pays only for its own sources (`llm=False`: all but the LLM; warm_up_llm does it)."""
         self.searcher.refresh()
         self.embedder.get_query_embedding("warm up")
         self.calibration
         if len(self.searcher.paper_meta()) <= self.settings.warm_sentences_up_to:  # small collections: every sentence vector now
             self.searcher.sentences.get(self._all_hits())
+        if llm:
+            self.warm_up_llm(fast)
+
+    def warm_up_llm(self, fast: bool = False) -> None:
+        """Load the LLM and prefill the fixed prompt prefix; a ModelError when it cannot be loaded or reached."""
+        from .prompting import build_messages
+
         self.llm(fast=fast).chat(build_messages("warm up", [], self.settings, self.profile.trusts_refusal), max_tokens=1)
 
     def _all_hits(self):

@@ -20,7 +20,7 @@ from pathlib import Path
 import gradio as gr
 
 from ragqa.conversation import Conversation
-from ragqa.errors import QueryError, RagqaError
+from ragqa.errors import ModelError, QueryError, RagqaError
 from ragqa.retrieve import Filters
 from ui.charts import chart_component, group_chart
 from ui.choices import ALL, ANY, LIVE, chosen, index_choices
@@ -45,6 +45,7 @@ class AppState:
     def __init__(self):
         self.message = "Starting…"
         self.ready = False
+        self.ready_line = ""  # the Ready message, once start-up is done
         self.lock = threading.Lock()
 
     def set(self, message: str, ready: bool | None = None) -> None:
@@ -52,6 +53,14 @@ class AppState:
             self.message = message
             if ready is not None:
                 self.ready = ready
+
+    def model(self, ready_line: str, failure: ModelError | None = None) -> None:
+        """Ready, with the language model answering (failure None) or not: search and the Papers tab work either way,
+        and each question tries the model again, so a server that comes back needs no restart."""
+        self.ready_line = ready_line
+        self.set(ready_line if failure is None else
+                 f"{ready_line.rstrip('.')}, but the language model is unavailable: {failure} Each question tries it again.",
+                 ready=True)
 
     def wait(self, seconds: float = 900, poll: float = 0.5):
         """Yield the start-up message whenever it changes, until ready, failed ("Error: …") or timed out."""
@@ -199,8 +208,12 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                               + (f" · {'; '.join(answer.notes)}" if answer.notes else "")
                               + (f" · repairs: {', '.join(answer.guards)}" if answer.guards else ""))
                     yield shown(sources_panel(answer, sources, result.hits if result else [], status), group_chart(answer))
+            if answer.mode == "llm" and "unavailable" in state.message and state.ready_line:
+                state.model(state.ready_line)  # the model answered again
         except RagqaError as exc:
-            chat[-1]["content"] = f"⚠️ {inert(str(exc))}"
+            chat[-1]["content"] = f"⚠️ {inert(str(exc))}"  # (a half-streamed answer is replaced, never kept)
+            if isinstance(exc, ModelError) and state.ready_line:
+                state.model(state.ready_line, exc)
             yield shown()
 
     def downloads(conv, fmt_label):
@@ -317,12 +330,19 @@ def prepare(pipeline, state: AppState) -> None:
         if index.count() == 0:
             state.set("Building the index of the bundled papers (first run, about a minute)…")
             pipeline.ingest(pipeline.load()[0], progress=False)
-        state.set("Loading the embedding model and the language model…")
-        pipeline.warm_up()
+        state.set("Loading the embedding model…")
+        pipeline.warm_up(llm=False)
         stats = pipeline.index().stats()
-        state.set(f"Ready — {stats['papers']} papers indexed, model {pipeline.settings.llm_model}.", ready=True)
+        state.set(f"Loading the language model ({stats['papers']} papers indexed)…")
     except RagqaError as exc:
         state.set(f"Error: {exc}", ready=False)
+        return
+    ready = f"Ready — {stats['papers']} papers indexed, model {pipeline.settings.llm_model}."
+    try:
+        pipeline.warm_up_llm()
+        state.model(ready)
+    except ModelError as exc:
+        state.model(ready, exc)
 
 
 def check_exposure(host: str, ui_auth: str | None, insecure: bool = False) -> tuple[str, str] | None:
