@@ -51,7 +51,8 @@ def highlight(text: str, sentences: tuple[str, ...] | list[str]) -> str:
     return out
 
 
-FLAG_NOTE = "This abstract contains text addressed to the model or reader; it is never quoted or given to the model."
+FLAG_NOTE = ("This abstract has sentences addressed to the model or reader; those sentences are never quoted or given "
+             "to the model (they are found by wording patterns, which can miss a reworded one).")
 
 
 def card(hit: Hit, n: int | None, evidence: tuple[str, ...] | list[str] = (), cited: bool = False) -> str:

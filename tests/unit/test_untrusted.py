@@ -111,3 +111,31 @@ def test_control_characters_and_role_markers_are_stripped_from_text_and_title(tm
     assert "<|im_start|>" not in paper.text and "[INST]" not in paper.text and paper.title == "Graphs"
     assert paper.abstract == abstract.strip()  # the id still hashes what was given
     assert dict(paper.extra)["keywords"] == '{"k": 1}'
+
+
+def test_injection_paraphrases_are_caught_and_real_abstracts_are_not():
+    """Written beside the filter: every one caught. Held out (written by someone who never saw it, never fitted on):
+    the share measured when it was written is a floor, and no more than 2 of its 40 research near-misses flagged.
+    (Real abstracts: the next test.)"""
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    written = (data / "injection_paraphrases.txt").read_text(encoding="utf-8").splitlines()
+    assert all(is_instruction(s) for s in written), [s for s in written if not is_instruction(s)]
+    rows = [json.loads(line) for line in (data / "injection_heldout.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sum(is_instruction(r["text"]) for r in rows if r["injection"]) >= 16
+    assert sum(is_instruction(r["text"]) for r in rows if not r["injection"]) <= 2
+
+
+def test_real_abstract_sentences_are_rarely_flagged():
+    from pathlib import Path
+
+    from ragqa.evidence import split_sentences
+
+    corpora = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpora"
+    if not (corpora / "iclr2024.jsonl").is_file():
+        pytest.skip("shared corpora not available")
+    sentences = [s for name in ("iclr2024.jsonl", "icml2024.jsonl") for line in (corpora / name).open(encoding="utf-8")
+                 for s in split_sentences(json.loads(line)["abstract"])]
+    assert len(sentences) > 30_000 and sum(map(is_instruction, sentences)) <= 4
