@@ -157,10 +157,14 @@ class Pipeline:
     # -- operations ---------------------------------------------------------------------------
     def load(self, paths: list[Path] | None = None, progress: bool = False) -> tuple[LoadReport, list[str]]:
         """The papers of files or folders (the bundled data by default), held in a temporary file next to the store."""
+        import os
+
         spill = self.settings.vectorstore_dir
         try:
             spill.mkdir(parents=True, exist_ok=True)
-        except OSError:  # a read-only store folder: the system's temporary folder
+        except OSError:
+            spill = None
+        if spill is not None and not os.access(spill, os.W_OK):  # a read-only store folder: the system's temporary folder
             spill = None
         return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir), progress=progress,
                           spill_dir=spill)

@@ -14,8 +14,8 @@ from contextlib import closing
 from pathlib import Path
 
 from .config import Settings
-from .errors import (IndexMissingError, RagqaError, StoreDamagedError, StoreFailedError, StoreUnavailableError,
-                     VectorsMissingError)
+from .errors import (IndexMissingError, RagqaError, StoreDamagedError, StoreFailedError, StoreReadOnlyError,
+                     StoreUnavailableError, VectorsMissingError)
 
 
 def collection_name(settings: Settings, embed_name: str) -> str:
@@ -140,6 +140,11 @@ def open_client(settings: Settings):
     except OSError as exc:
         raise IndexMissingError(f"Cannot use {folder} for the vector store ({exc.strerror}). Check its permissions or set RAGQA_VECTORSTORE_DIR.") from None
     except Exception as exc:  # chromadb reports a damaged store as InternalError("... file is not a database")
+        if "readonly database" in str(exc).lower() or "read-only" in str(exc).lower():
+            raise StoreReadOnlyError(
+                f"The vector store at {folder} cannot be written (read-only: a read-only disk or folder), and Chroma's "
+                "embedded store writes even to open it. Make it writable, or copy the folder somewhere writable and set "
+                "RAGQA_VECTORSTORE_DIR to the copy.") from None
         if "database" not in str(exc).lower():
             raise
         raise IndexMissingError(

@@ -370,14 +370,19 @@ def check_exposure(host: str, ui_auth: str | None, insecure: bool = False) -> tu
 def check_port(host: str, port: int) -> None:
     """The port is free on `host`, or a RagqaError that says what to do: Gradio's own failure came after the model
     threads had started, as a traceback and a C++ 'terminate called' at exit."""
+    import errno
     import socket
 
+    bare = host.strip("[]")  # an IPv6 address as a URL writes it, [::1]
     try:
-        with socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET):
+        with socket.create_server((bare, port), family=socket.AF_INET6 if ":" in bare else socket.AF_INET):
             pass
     except OSError as exc:
-        raise RagqaError(f"Cannot serve on {host}:{port} ({os.strerror(exc.errno) if exc.errno else exc}): another server (a ragqa serve?) "
-                         f"holds it. Stop it, or choose another port: ragqa serve --port {port + 1}.") from None
+        if exc.errno == errno.EADDRINUSE:
+            raise RagqaError(f"Cannot serve on {host}:{port}: another server (a ragqa serve?) holds the port. Stop it, or "
+                             f"choose another port: ragqa serve --port {port + 1}.") from None
+        raise RagqaError(f"Cannot serve on {host}:{port} ({os.strerror(exc.errno) if exc.errno else exc}): this machine has "
+                         "no such address. Use 127.0.0.1 (this machine only), ::1, or an address of one of its interfaces.") from None
 
 
 def launch(host: str = "127.0.0.1", port: int = 7860, insecure: bool = False) -> int:
@@ -395,5 +400,5 @@ def launch(host: str = "127.0.0.1", port: int = 7860, insecure: bool = False) ->
     threading.Thread(target=prepare, args=(pipeline, state), daemon=True).start()
     if auth is None and insecure:
         print(f"warning: serving on {host} without a login (--insecure-no-auth)")
-    app.launch(server_name=host, server_port=port, auth=auth, css=CSS, footer_links=["api"], show_error=False)
+    app.launch(server_name=host.strip("[]"), server_port=port, auth=auth, css=CSS, footer_links=["api"], show_error=False)
     return 0

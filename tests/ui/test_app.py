@@ -54,3 +54,30 @@ def test_write_export_is_named_by_content(tmp_path):
 def test_write_export_formats(tmp_path, fmt, suffix, start):
     path = write_export([_paper(1)], fmt, "ragqa-conversation", tmp_path)
     assert path.suffix == suffix and path.read_text(encoding="utf-8").startswith(start)
+
+
+def test_check_port_takes_ipv6_in_brackets_and_names_the_real_reason():
+    """`serve --host [::1]` was told another server held the port; a port in use and an address this machine does not
+    have are told apart."""
+    import socket
+
+    import pytest
+
+    from ragqa.errors import RagqaError
+    from tests.conftest import free_port
+    from ui.app import check_port
+
+    port = free_port()
+    try:
+        socket.create_server(("::1", port), family=socket.AF_INET6).close()
+        ipv6 = True
+    except OSError:  # a machine without IPv6 loopback
+        ipv6 = False
+    if ipv6:
+        check_port("[::1]", port)
+    check_port("127.0.0.1", port)
+    with socket.create_server(("127.0.0.1", port)):
+        with pytest.raises(RagqaError, match="another server .* holds the port"):
+            check_port("127.0.0.1", port)
+    with pytest.raises(RagqaError, match="no such address"):
+        check_port("192.0.2.1", port)  # TEST-NET-1: never an address of this machine
