@@ -102,6 +102,7 @@ class LibraryTab:
             return
         folder = str(Path(path).parent) + os.sep
         filename = Path(path).name
+        before = None  # papers the library held before this upload's first write
         try:
             name = check_library_name(name or library_name_for(filename))
             yield status_line(f"Reading {filename}…"), gr.update()
@@ -112,12 +113,25 @@ class LibraryTab:
                 return
             yield status_line(f"Read {len(report.papers)} papers from {filename}; embedding and indexing them "
                               f"into library '{name}'…"), gr.update()
+            before = self._held(name)
             result = self.pipeline.ingest(report, progress=False, library=name)
         except RagqaError as exc:
+            added = self._held(name) - before if before is not None else 0
+            if added > 0:  # ingest keeps what it wrote, so the same upload goes on where it stopped: say so
+                self.announce()
+                exc = f"{exc} {added} papers were added to library '{name}' before it failed: upload the file again to " \
+                      "finish (what is written is skipped), or remove the library."
             yield error_line(str(exc).replace(folder, "")), gr.update()
             return
         self.announce()
         yield ingest_report(name, filename, report, errors, result), None  # cleared: the next upload starts afresh
+
+    def _held(self, name: str) -> int:
+        """Papers in library `name` (0 when there is no index yet)."""
+        try:
+            return self.pipeline.index(create=False).catalog.libraries().get(name, 0)
+        except RagqaError:
+            return 0
 
     def ask_remove(self, name):
         """First step of a removal: say what would go, and show the confirmation buttons."""

@@ -4,6 +4,7 @@ BibTeX; then the chat's library selector, the Papers tab's library facet, errors
 removal with a confirmation step. This module has its own index (tests/ui/conftest.py)."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -141,3 +142,34 @@ def test_remove_library_asks_first(page):
     page.click("#rq-send")
     page.wait_for_function("document.querySelector('#rq-sources').innerText.includes('retrieval ')", timeout=60_000)
     assert not any(t in page.inner_text("#rq-sources") for t in NEW_TITLES)
+
+
+def test_an_upload_that_fails_half_way_says_what_it_added(indexed, tmp_path, monkeypatch):
+    """A failed upload used to look like nothing happened while the papers written before the failure were in the
+    library; the error now says how many were added and how to finish or undo."""
+    import gradio as gr
+
+    from ragqa.errors import StoreFailedError
+    from ragqa.index import PaperIndex
+    from ui.app import AppState
+    from ui.library import LibraryTab
+
+    rows = [{"id": f"h{i}", "title": f"Half way {i}", "abstract": f"We study failures half way through uploads, case {i}. " * 4}
+            for i in range(6)]
+    path = tmp_path / "half.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    monkeypatch.setattr(indexed.settings, "ingest_slice_papers", 2)
+    real, calls = PaperIndex._ingest_slice, []
+
+    def failing(self, *args, **kwargs):  # the disk fills up on the third slice
+        calls.append(1)
+        if len(calls) == 3:
+            raise StoreFailedError("The vector store failed (disk full).")
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(PaperIndex, "_ingest_slice", failing)
+    state = AppState()
+    state.set("Ready", ready=True)
+    with gr.Blocks(), gr.Tabs():
+        tab = LibraryTab(indexed, state, {"library": []})
+    *_, (message, _) = list(tab.add_library(str(path), "half"))
+    assert "disk full" in message and "4 papers were added to library &#x27;half&#x27;" in message
