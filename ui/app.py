@@ -400,5 +400,7 @@ def launch(host: str = "127.0.0.1", port: int = 7860, insecure: bool = False) ->
     threading.Thread(target=prepare, args=(pipeline, state), daemon=True).start()
     if auth is None and insecure:
         print(f"warning: serving on {host} without a login (--insecure-no-auth)")
-    app.launch(server_name=host.strip("[]"), server_port=port, auth=auth, css=CSS, footer_links=["api"], show_error=False)
+    from ui.login import Login
+
+    app.launch(server_name=host.strip("[]"), server_port=port, auth=Login(*auth) if auth else None, css=CSS, footer_links=["api"], show_error=False)
     return 0
