@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from ragqa.retrieve import Filters, Hit
+from ragqa.hits import Hit
+from ragqa.retrieve import Filters
 
 from .dataset import EvalQuestion
 from .metrics import percentile
@@ -120,7 +121,7 @@ def key_facts(pipeline, q, n: int = 2, own_part: bool = False) -> list[str]:
     own part first, its background last (evidence.own_part_first), a measure of what the paper itself does."""
     import numpy as np
 
-    from ragqa.evidence import part_rank, split_sentences
+    from ragqa.sentences import part_rank, split_sentences
 
     meta = pipeline.searcher.paper_meta()
     sentences, rank = [], []  # rank: evidence.part_rank of each sentence within its own abstract
@@ -148,7 +149,7 @@ def prose(answer: str) -> str:
 def fact_recall(answer: str, facts: list[str]) -> float:
     """Share of key facts the answer states: a fact counts when at least half of its content words
     (evidence.content_words) appear in the answer."""
-    from ragqa.evidence import content_words
+    from ragqa.sentences import content_words
 
     said = content_words(answer)
     hits = [len(content_words(f) & said) / max(1, len(content_words(f))) >= 0.5 for f in facts]

@@ -85,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for workers in args.workers:
         with tempfile.TemporaryDirectory(prefix="ragqa-cluster-") as tmp:
-            cluster = start(Path(tmp), workers, args.base_port, args.base_port + 100, args.base_port + 101, args.fake_llm,
-                            None if args.fake_llm else _gguf(), log=lambda m: print(m, file=sys.stderr))
+            fake = [sys.executable, "-m", "evals.fake_llm", "--port", "{port}"] if args.fake_llm else None
+            cluster = start(Path(tmp), workers, args.base_port, args.base_port + 100, args.base_port + 101, fake,
+                            None if args.fake_llm else _gguf(), log=lambda m: print(m, file=sys.stderr),
+                            model="fake" if args.fake_llm else "qwen")
             try:
                 run_load(cluster.urls, 1, 1)  # every worker loads its models before the clock starts
                 for url in cluster.urls[1:]:

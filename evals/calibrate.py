@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ragqa.clean import method_name
 from ragqa.answerability import FEATURES, KNOWN, MEASURED, Calibration, candidates_for, judge, with_context
+from ragqa.clean import method_name
 from ragqa.retrieve import search
 from ragqa.terms import terms
 

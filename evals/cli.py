@@ -4,20 +4,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .compare import CONFIGS, DEFAULT_COMPARE  # noqa: F401  (also imported from here)
+
 ROOT = Path(__file__).resolve().parent.parent
 
-# name -> Settings overrides; every config indexes the same corpus into its own collection
-CONFIGS = {
-    "dense": {"retrieval_mode": "dense"},
-    "bm25": {"retrieval_mode": "bm25"},
-    "hybrid": {"retrieval_mode": "hybrid"},
-    "hybrid-dense2x": {"retrieval_mode": "hybrid", "dense_weight": 2.0},
-    "hybrid-chunk120": {"retrieval_mode": "hybrid", "chunk_size": 120, "chunk_overlap": 24},
-    "hybrid-chunk400": {"retrieval_mode": "hybrid", "chunk_size": 400, "chunk_overlap": 40},
-    "dense-chunk400": {"retrieval_mode": "dense", "chunk_size": 400, "chunk_overlap": 40},
-    "hash-hybrid": {"retrieval_mode": "hybrid", "embed_model": "hash"},
-}
-DEFAULT_COMPARE = ["dense", "bm25", "hybrid", "hybrid-dense2x", "hybrid-chunk120", "hybrid-chunk400", "hash-hybrid"]
+
+
+def register_commands(sub) -> None:
+    """`ragqa eval`, registered through the `ragqa.commands` entry-point group (pyproject.toml)."""
+    add_eval_command(sub)
 
 
 def add_eval_command(sub) -> None:

@@ -2,9 +2,24 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from .cli import CONFIGS, DEFAULT_COMPARE, ROOT
 from .report import git_revision, new_report_dir, write_compare_report
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# name -> Settings overrides; every config indexes the same corpus into its own collection
+CONFIGS = {
+    "dense": {"retrieval_mode": "dense"},
+    "bm25": {"retrieval_mode": "bm25"},
+    "hybrid": {"retrieval_mode": "hybrid"},
+    "hybrid-dense2x": {"retrieval_mode": "hybrid", "dense_weight": 2.0},
+    "hybrid-chunk120": {"retrieval_mode": "hybrid", "chunk_size": 120, "chunk_overlap": 24},
+    "hybrid-chunk400": {"retrieval_mode": "hybrid", "chunk_size": 400, "chunk_overlap": 40},
+    "dense-chunk400": {"retrieval_mode": "dense", "chunk_size": 400, "chunk_overlap": 40},
+    "hash-hybrid": {"retrieval_mode": "hybrid", "embed_model": "hash"},
+}
+DEFAULT_COMPARE = ["dense", "bm25", "hybrid", "hybrid-dense2x", "hybrid-chunk120", "hybrid-chunk400", "hash-hybrid"]
 
 
 def compare(args):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .retrieve import Hit
+from .hits import Hit
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,23 @@ from .answer import Answer, Source
 from .answerability import assess
 from .citations import make_citations, name_bare_markers, resolve_citations
 from .clean import CJK
-from .compose import (CITED_PER_GROUP, GROUPS_SHOWN, abstain_text, author_text, byline, cite_groups, extractive_answer,
-                      field_text, group_order, group_rows, group_text, lead, list_items, quote_top_up, weaker_heading)
+from .compose import (
+    CITED_PER_GROUP,
+    GROUPS_SHOWN,
+    abstain_text,
+    author_text,
+    byline,
+    cite_groups,
+    extractive_answer,
+    field_text,
+    group_order,
+    group_rows,
+    group_text,
+    lead,
+    list_items,
+    quote_top_up,
+    weaker_heading,
+)
 from .evidence import fit_budget, select_evidence
 from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from .intent import COUNT, EXPLAIN, GROUP, LIST, asks_field, asks_newest, classify, group_key

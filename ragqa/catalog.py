@@ -507,7 +507,7 @@ def _touch(db: sqlite3.Connection) -> None:
 
 
 def _row(paper: Paper, n_chunks: int) -> tuple:
-    from .evidence import split_sentences
+    from .sentences import split_sentences
     from .untrusted import instruction_sentences, is_instruction
 
     extra = dict(paper.extra)

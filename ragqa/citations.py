@@ -9,10 +9,25 @@ import re
 from .answer import Citation, Source
 from .clean import CJK
 from .corpus import authors_of
-from .evidence import BEFORE_STOP, content_words, text_units
-from .guards import (CITE_NAMED, CITE_SUPPORTED, ECHO, EXAMPLE_LEAK, NAME_SUBJECT, PROFILES, REPEAT, THIRD_PERSON, ModelProfile,
-                     WorkedExamples, echoes, leaks_example, name_subject, repeats, third_person)
+from .guards import (
+    CITE_NAMED,
+    CITE_SUPPORTED,
+    ECHO,
+    EXAMPLE_LEAK,
+    NAME_SUBJECT,
+    PROFILES,
+    REPEAT,
+    THIRD_PERSON,
+    ModelProfile,
+    WorkedExamples,
+    echoes,
+    leaks_example,
+    name_subject,
+    repeats,
+    third_person,
+)
 from .naming import own_name, paper_name
+from .sentences import BEFORE_STOP, content_words, text_units
 
 _MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
 

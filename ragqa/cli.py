@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import errno
 import gc
-import json
 import os
 import signal
 import sqlite3
@@ -19,13 +18,18 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from .cli_args import (  # noqa: F401  (json_line, _filters, _pipeline: also imported from here)
+    _add_filters,
+    _check_export,
+    _err,
+    _filters,
+    _pipeline,
+    _read_batch,
+    _settings,
+    export_cited,
+    json_line,
+)
 from .errors import RagqaError, StoreDamagedError
-
-
-def json_line(obj) -> str:
-    """One JSON line; U+2028/U+2029 from source text are escaped, so line-splitting readers see one line."""
-    return (json.dumps(obj, ensure_ascii=False)
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085"))
 
 
 def disk_full(exc: BaseException) -> bool:
@@ -38,68 +42,6 @@ def settings_error(exc: ValidationError) -> str:
     wrong = [f"RAGQA_{'_'.join(map(str, e['loc'])).upper()}={e.get('input')!r} ({e['msg'][:1].lower()}{e['msg'][1:]})"
              for e in exc.errors()]
     return f"{'; '.join(wrong)}. Fix or unset {'it' if len(wrong) == 1 else 'them'}."
-
-
-def _err(message: str) -> None:
-    print(message, file=sys.stderr)
-
-
-def _settings(args):
-    from .config import Settings
-
-    overrides = {}
-    if getattr(args, "fast", False):
-        overrides["llm_model"] = Settings().fast_llm_model
-    if getattr(args, "mode", None):
-        overrides["retrieval_mode"] = args.mode
-    return Settings(**overrides)
-
-
-def _pipeline(args):
-    from .pipeline import Pipeline
-
-    return Pipeline(_settings(args))
-
-
-def _filters(args):
-    from .request import Filters
-
-    return Filters(venue=args.venue, year=args.year, author=args.author, topic=args.topic, status=args.status,
-                   library=args.library)
-
-
-def _read_batch(path: str) -> list[dict]:
-    """{"id"?, "question": text, "history"?: [text, ...]} per line; anything else is a one-line QueryError."""
-    from .errors import QueryError
-
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            text = Path(path).read_bytes().decode("utf-8-sig")
-        except FileNotFoundError:
-            raise QueryError(f"{path}: no such batch file. Give a JSONL file of {{\"id\", \"question\"}} lines, or - for stdin.") from None
-        except IsADirectoryError:
-            raise QueryError(f"{path} is a folder. Give a JSONL file of {{\"id\", \"question\"}} lines.") from None
-        except UnicodeDecodeError as exc:
-            raise QueryError(f"{path}: not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}). Re-save it as UTF-8.") from None
-    rows = []
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            raise QueryError(f"{path} line {number}: invalid JSON ({getattr(exc, 'msg', None) or type(exc).__name__}). "
-                             f"One object per line: {{\"id\", \"question\"}}.") from None
-        if not isinstance(row, dict) or not isinstance(row.get("question"), str) or not row["question"].strip():
-            raise QueryError(f"{path} line {number}: 'question' must be non-empty text. Each line needs {{\"id\", \"question\", \"history\"?}}.")
-        history = row.get("history")
-        if history is not None and (not isinstance(history, list) or not all(isinstance(h, str) for h in history)):
-            raise QueryError(f"{path} line {number}: 'history' must be a list of earlier questions (text).")
-        row.setdefault("id", str(number))
-        rows.append(row)
-    return rows
 
 
 # -- ingest / stats ------------------------------------------------------------------------------
@@ -173,9 +115,8 @@ def _ingest(pipeline, args) -> int:
 def _verify(pipeline) -> int:
     """Report and repair what a killed run left: papers whose chunks fall short of their catalogued
     count (re-embedded from the catalog) and chunks of a half-removed paper (removed)."""
-    index = pipeline.index(create=False)
-    with index.writing():  # a repair writes: no other writer may change the store under it
-        return _repair(pipeline, index)
+    with pipeline.writing():  # a repair writes: no other writer may change the store under it
+        return _repair(pipeline, pipeline.index(create=False))
 
 
 def _repair(pipeline, index) -> int:
@@ -264,34 +205,6 @@ def _print_hits(result) -> None:
         print(f"    {hit.text[:220]}{'…' if len(hit.text) > 220 else ''}")
 
 
-def export_cited(pipeline, paper_ids: list[str], args) -> None:
-    """--export / --bibtex: the papers, in order, as a citation file; the path is checked before any work."""
-    from .export import export_papers, format_for_path
-
-    path = args.bibtex or args.export
-    if path is None:
-        return
-    fmt = "bibtex" if args.bibtex else format_for_path(path)
-    ids = list(dict.fromkeys(paper_ids))
-    found = {p.paper_id: p for p in pipeline.index().stored_papers(ids)}
-    try:
-        path.write_text(export_papers([found[i] for i in ids if i in found], fmt), encoding="utf-8")
-    except OSError as exc:
-        raise RagqaError(f"Cannot write {path} ({exc.strerror}). Choose another path.") from None
-    _err(f"(wrote {len(found)} papers to {path} as {fmt})")
-
-
-def _check_export(args) -> None:
-    from .export import format_for_path
-
-    path = args.bibtex or args.export
-    if path is not None:
-        if not args.bibtex:
-            format_for_path(path)
-        if not path.parent.is_dir():
-            raise RagqaError(f"No folder {path.parent} for {path.name}. Create it or choose another path.")
-
-
 def cmd_search(args) -> int:
     one = args.question is not None and not args.batch
     if one:  # one question, a short process: no collector passes over what the imports leave for the process
@@ -343,34 +256,25 @@ def _search_loop(pipeline, args) -> int:
 
 
 # -- wiring --------------------------------------------------------------------------------------
-def _k(value: str) -> int:
-    """--k is validated at the edge: a whole number from 1 to 200."""
-    try:
-        k = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number; use 1-200") from None
-    if not 1 <= k <= 200:
-        raise argparse.ArgumentTypeError(f"{k} is out of range; use 1-200")
-    return k
+CORE = ("ingest", "library", "stats", "search", "ask", "chat", "models")  # the commands ragqa defines itself
 
 
-def _add_filters(p) -> None:
-    p.add_argument("--k", type=_k, default=None, help="number of papers, 1-200 (search default 10; ask: 20 judged)")
-    p.add_argument("--venue", help='e.g. "ICLR 2024"')
-    p.add_argument("--year", type=int)
-    p.add_argument("--author", help="full name or surname (else a part of a name), case-insensitive")
-    p.add_argument("--topic", help="substring, case-insensitive")
-    p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], help="retrieval mode (default hybrid)")
-    p.add_argument("--status", help="oral / spotlight / poster, where the corpus records it")
-    p.add_argument("--library", help="search one library (ragqa ingest --library NAME); default: all")
-    p.add_argument("--json", action="store_true", help="JSON lines on stdout")
-    p.add_argument("--batch", metavar="FILE", help='JSONL of {"id", "question", "history"?}; "-" = stdin')
-    p.add_argument("--export", metavar="FILE", type=Path,
-                   help="write the cited papers (search: the results) to FILE: .bib BibTeX, .json CSL-JSON, .md Markdown")
-    p.add_argument("--bibtex", metavar="FILE", type=Path, help="the same as --export, always BibTeX")
+def add_plugin_commands(sub) -> None:
+    """Commands other packages register through the `ragqa.commands` entry-point group (pyproject.toml): the UI's
+    `serve` and the eval harness's `eval`, so ragqa never imports either. A hook that fails to load is left out."""
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group="ragqa.commands"):
+        try:
+            register = point.load()
+        except ImportError:
+            continue
+        register(sub)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; the plugin commands are looked up only when the command is not one of ragqa's own (listing the
+    entry points costs ~30 ms of a cold search)."""
     parser = argparse.ArgumentParser(prog="ragqa", description="Cited answers from ML papers, offline.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -401,11 +305,14 @@ def build_parser() -> argparse.ArgumentParser:
     from . import cli_answer
 
     cli_answer.add_commands(sub, _add_filters)
+    words = sys.argv[1:] if argv is None else argv
+    if not words or words[0] not in CORE:
+        add_plugin_commands(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

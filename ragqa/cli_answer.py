@@ -1,15 +1,9 @@
-"""`ragqa ask`, `chat`, `models`, `serve` and `eval`: thin wrappers over Pipeline.ask / stream, models.py, ui/, evals/."""
+"""`ragqa ask`, `chat` and `models`: thin wrappers over Pipeline.ask / stream and models.py (`serve` and `eval` come from
+ui/ and evals/ through the ragqa.commands entry points)."""
 from __future__ import annotations
 
-import json
-import sys
-
-from .cli import json_line
+from .cli_args import _err, json_line
 from .errors import QueryError, RagqaError
-
-
-def _err(message: str) -> None:
-    print(message, file=sys.stderr)
 
 
 def _render_answer(answer, streamed: str) -> None:
@@ -72,7 +66,7 @@ def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, 
 
 
 def cmd_ask(args) -> int:
-    from .cli import _check_export, _filters, _pipeline, _read_batch, export_cited
+    from .cli_args import _check_export, _filters, _pipeline, _read_batch, export_cited
     from .conversation import Conversation
 
     pipeline = _pipeline(args)
@@ -101,7 +95,7 @@ def cmd_ask(args) -> int:
 
 
 def cmd_chat(args) -> int:
-    from .cli import _filters, _pipeline
+    from .cli_args import _filters, _pipeline
     from .conversation import Conversation
 
     pipeline = _pipeline(args)
@@ -150,18 +144,6 @@ def cmd_models(args) -> int:
     return status
 
 
-def cmd_serve(args) -> int:
-    from ui.app import launch
-
-    return launch(host=args.host, port=args.port, insecure=args.insecure_no_auth)
-
-
-def cmd_eval(args) -> int:
-    from evals.cli import run
-
-    return run(args)
-
-
 def add_commands(sub, add_filters) -> None:
     p = sub.add_parser("ask", help="a cited answer from the local LLM")
     p.add_argument("question", nargs="?")
@@ -181,15 +163,3 @@ def add_commands(sub, add_filters) -> None:
     p.add_argument("action", choices=["fetch", "status"])
     p.add_argument("--model", help="qwen2.5-1.5b (default), qwen2.5-0.5b (fast) or all")
     p.set_defaults(func=cmd_models)
-
-    p = sub.add_parser("serve", help="open the chat UI in a browser")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=7860)
-    p.add_argument("--insecure-no-auth", action="store_true", help="allow a non-loopback --host without RAGQA_UI_AUTH")
-    p.set_defaults(func=cmd_serve)
-
-    try:
-        from evals.cli import add_eval_command
-    except ImportError:
-        return
-    add_eval_command(sub)

@@ -1,7 +1,7 @@
 """`scripts/serve-cluster`: the served deployment on one machine. A Chroma server holds the index,
-an OpenAI-compatible LLM server answers (llama.cpp's `llama_cpp.server` with the packaged GGUF, or
-`--fake-llm`, the scripted server of evals/fake_llm.py for load tests), and N `ragqa serve` workers
-share both. The catalog and the saved lexical index sit in one folder on disk that every worker reads
+an OpenAI-compatible LLM server answers (llama.cpp's `llama_cpp.server` with the packaged GGUF, or any server command:
+scripts/serve-cluster --fake-llm starts evals/fake_llm.py, the scripted one, for load tests), and N `ragqa serve`
+workers share both. The catalog and the saved lexical index sit in one folder on disk that every worker reads
 (RAGQA_CATALOG_DIR), and a worker re-reads them when the catalog's generation changes, so workers
 stay consistent after an ingest. Every process it starts is stopped on exit, Ctrl-C or SIGTERM.
 
@@ -85,21 +85,21 @@ class Cluster:
 
 
 def start(folder: Path, workers: int = 2, base_port: int = 7860, chroma_port: int = 8000, llm_port: int = 8081,
-          fake_llm: bool = False, gguf: Path | None = None, data: Path | None = None, log=print) -> Cluster:
-    """Start the Chroma server, the LLM server, index `data` (default: the bundled papers) into the
-    server once, then the workers; -> the running Cluster (stop() ends it)."""
+          llm_server: list[str] | None = None, gguf: Path | None = None, data: Path | None = None, log=print,
+          model: str = "qwen") -> Cluster:
+    """Start the Chroma server, the LLM server (llama.cpp's on `gguf`, or the command `llm_server`, "{port}" in it
+    replaced by the LLM port, serving `model`), index `data` (default: the bundled papers) into the server once, then the
+    workers; -> the running Cluster (stop() ends it)."""
     folder.mkdir(parents=True, exist_ok=True)
     bin_dir = Path(sys.executable).parent
     cluster = Cluster(folder, chroma_port, llm_port, [base_port + i for i in range(workers)])
     try:
         chroma = cluster._spawn(chroma_command(folder, chroma_port), os.environ.copy(), "chroma")
-        if fake_llm:
-            model = "fake"
-            llm = cluster._spawn([sys.executable, "-m", "evals.fake_llm", "--port", str(llm_port)], os.environ.copy(), "llm")
+        if llm_server:
+            llm = cluster._spawn([part.replace("{port}", str(llm_port)) for part in llm_server], os.environ.copy(), "llm")
         else:
             if gguf is None or not gguf.is_file():
-                raise RagqaError("The LLM server needs a GGUF file: pass --gguf (ragqa models status shows its path) or --fake-llm.")
-            model = "qwen"
+                raise RagqaError("The LLM server needs a GGUF file: pass --gguf (ragqa models status shows its path) or --llm-server.")
             llm = cluster._spawn([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", model,
                                   "--host", "127.0.0.1", "--port", str(llm_port), "--n_ctx", "4096", "--n_threads", "2"],
                                  os.environ.copy(), "llm")
@@ -130,18 +130,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chroma-port", type=int, default=8000)
     parser.add_argument("--llm-port", type=int, default=8081)
     parser.add_argument("--folder", type=Path, default=Path("vectorstore/cluster"), help="Chroma data, catalog and logs")
-    parser.add_argument("--fake-llm", action="store_true", help="the scripted LLM server (load tests), not a model")
+    parser.add_argument("--llm-server", help="the command of an OpenAI-compatible server to start instead of llama.cpp's, "
+                                             "{port} for its port (scripts/serve-cluster --fake-llm: the scripted one)")
+    parser.add_argument("--model", default="qwen", help="the model name that server serves")
     parser.add_argument("--gguf", type=Path, default=None, help="model file for llama.cpp's server (default: the packaged 1.5B)")
     parser.add_argument("--data", type=Path, default=None, help="what to index (default: the bundled papers)")
     args = parser.parse_args(argv)
     gguf = args.gguf
-    if gguf is None and not args.fake_llm:
+    if gguf is None and not args.llm_server:
         from .config import Settings
         from .models import check_gguf
 
         gguf = check_gguf(Settings(), Settings().llm_model)
     try:
-        cluster = start(args.folder, args.workers, args.base_port, args.chroma_port, args.llm_port, args.fake_llm, gguf, args.data)
+        cluster = start(args.folder, args.workers, args.base_port, args.chroma_port, args.llm_port,
+                        args.llm_server.split() if args.llm_server else None, gguf, args.data, model=args.model)
     except RagqaError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -5,8 +5,6 @@ and which sentences are evidence is decided elsewhere.
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from .answer import Source
@@ -14,9 +12,9 @@ from .citations import split_answer_sentences
 from .clean import CJK
 from .config import Settings
 from .corpus import authors_of
-from .evidence import content_words, own_part_first
 from .naming import own_name, paper_name
 from .retrieve import SearchResult
+from .sentences import content_words, own_part_first
 from .untrusted import capped, is_instruction
 
 

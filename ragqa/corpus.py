@@ -18,10 +18,10 @@ from pathlib import Path
 
 from .clean import clean_text, corpus_vocabulary, dehyphenate, make_label
 from .errors import ListingError
+from .formats import SUFFIX_FORMATS, SUPPORTED, WARNINGS, arxiv_record, detect_format, line_format, read_records
 from .reading import head_text, read_text_file, text_lines
 from .spill import SpilledPapers
 from .untrusted import strip_controls
-from .formats import SUFFIX_FORMATS, SUPPORTED, arxiv_record, detect_format, line_format, read_records
 
 VENUE_LIST_MARK = "论文列表"  # "paper list": header "<Venue> <Year> 论文列表", abstracts only
 SEARCH_PAGE_MARK = "论文检索"  # "paper search": topic?, authors, abstract per record
@@ -332,13 +332,14 @@ def _read_records(records, source: str, report: LoadReport):
         if isinstance(record, str):
             report.skipped.append(Skip(f"{source}:{where}", record))
             continue
+        notes = record.pop(WARNINGS, None) or []
         try:
             paper = _record_to_paper(record, source)
         except ValueError as exc:
             report.skipped.append(Skip(f"{source}:{where}", str(exc)))
             continue
         paper, cuts = bounded(paper)
-        report.warnings += [Skip(f"{source}:{where}", cut) for cut in cuts]
+        report.warnings += [Skip(f"{source}:{where}", note) for note in [*notes, *cuts]]
         if paper.source_id is not None:
             if paper.source_id in seen and seen[paper.source_id] != paper.paper_id:
                 report.skipped.append(Skip(f"{source}:{where}", f"duplicate id {paper.source_id!r} with different text"))
@@ -511,7 +512,7 @@ def load_paths(paths: list[Path], manifest: dict[str, dict] | None = None, progr
                 errors.append(f"{p}: unsupported format {p.suffix.lower() or '(no extension)'} (use {SUPPORTED})")
     from tqdm import tqdm
 
-    papers = SpilledPapers(spill_dir)  # on disk until indexed: a file of a million papers is not held in memory
+    papers = SpilledPapers(merge_papers, spill_dir)  # on disk until indexed: a file of a million papers is not held in memory
     total = LoadReport(papers=papers)
     size = sum(f.stat().st_size for f in files if f.is_file())
     with tqdm(total=size, unit="B", unit_scale=True, desc="reading", file=sys.stderr, disable=not progress) as bar:

@@ -1,4 +1,4 @@
-"""Reference-manager and metadata files (BibTeX, RIS, arXiv snapshot, OpenReview notes) -> the record
+"""Reference-manager and metadata files (BibTeX, RIS, CSL-JSON, arXiv snapshot, OpenReview notes) -> the record
 dicts corpus.py turns into Papers, as (where, record-or-reason) pairs; detect_format picks the reader
 from the content, the extension only breaking ties. No Paper building, merging or cleaning here.
 """
@@ -17,7 +17,7 @@ from .errors import ListingError
 SUFFIX_FORMATS = {".txt": "listing", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",
                   ".tsv": "tsv", ".bib": "bibtex", ".ris": "ris"}
 SUPPORTED = ".txt, .jsonl, .json, .csv, .bib, .ris"
-FORMATS = ("listing", "jsonl", "json", "csv", "tsv", "bibtex", "ris", "arxiv", "openreview")
+FORMATS = ("listing", "jsonl", "json", "csv", "tsv", "bibtex", "ris", "csl", "arxiv", "openreview")
 
 _BIB_START = re.compile(r"@\s*[A-Za-z]+\s*[{(]")
 _BIB_ENTRY_LINE = re.compile(
@@ -25,6 +25,7 @@ _BIB_ENTRY_LINE = re.compile(
     r"unpublished|online|proceedings|string|preamble|comment)\s*[{(]", re.I | re.M)
 _LATEX_MARK = re.compile(r"[\\{}~]|--|``|''|[!?]`")
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
+WARNINGS = "_warnings"  # a record's key for what was read in a way of its own (the record is kept; corpus.py reports it)
 
 
 # -- detection ----------------------------------------------------------------------------------
@@ -88,6 +89,9 @@ def _record_kind(record: dict) -> str | None:
         return "arxiv"
     if isinstance(record.get("content"), dict):
         return "openreview"
+    if isinstance(record.get("issued"), dict) or "container-title" in record or (
+            isinstance(record.get("author"), list) and record["author"] and isinstance(record["author"][0], dict)):
+        return "csl"  # CSL-JSON (Zotero, Mendeley, Paperpile, pandoc): "author": [{"family", "given"}], "issued"
     return None
 
 
@@ -143,8 +147,7 @@ def _last_first(name: str) -> str:
 def _latex_decoder():
     """pylatexenc as bibtexparser sets it up, plus: math kept verbatim, '~' a plain space, the text
     macros our exporter writes for ^ and unbalanced braces, \\url{x} -> x."""
-    from pylatexenc.latex2text import (LatexNodes2Text, MacroTextSpec, SpecialsTextSpec,
-                                       get_default_latex_context_db)
+    from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, SpecialsTextSpec, get_default_latex_context_db
 
     db = get_default_latex_context_db()
     db.add_context_category("ragqa", prepend=True, macros=[
@@ -247,15 +250,28 @@ def bibtex_records(text: str):
     """A .bib file -> (citekey or 'line n', record-or-reason), in file order. Entries keep their
     citekey as id; @string macros are resolved; @comment, @preamble and text between entries are ignored."""
     import bibtexparser
-    from bibtexparser.middlewares import NormalizeFieldKeys, RemoveEnclosingMiddleware, SeparateCoAuthors, SplitNameParts
+    from bibtexparser.middlewares import (
+        NormalizeFieldKeys,
+        RemoveEnclosingMiddleware,
+        SeparateCoAuthors,
+        SplitNameParts,
+    )
     from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, Entry, ParsingFailedBlock, String
 
     _quiet_bibtexparser()
-    stack = [_ResolveStrings(), RemoveEnclosingMiddleware(), NormalizeFieldKeys(), SeparateCoAuthors(), SplitNameParts()]
+    stack = [_ResolveStrings(), RemoveEnclosingMiddleware(), NormalizeFieldKeys()]  # names: _bibtex_names, per entry
     library = bibtexparser.parse_string(text, parse_stack=stack)
+    keys: dict[str, int] = {}
     for block in library.blocks:
         line = (block.start_line or 0) + 1
-        if isinstance(block, DuplicateBlockKeyBlock):
+        if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, Entry):
+            # a citekey is a label, not a paper's identity (raw exports repeat them): both are the user's papers
+            keys[block.key] = keys.get(block.key, 1) + 1
+            alone = bibtexparser.Library([*library.strings, block.ignore_error_block])  # as the parse stack left the rest
+            for step in stack:
+                alone = step.transform(alone)
+            yield block.key, _bibtex_record(alone.entries[0], f"{block.key}#{keys[block.key]}")
+        elif isinstance(block, DuplicateBlockKeyBlock):
             kind = "@string" if isinstance(block.ignore_error_block, String) else "key"
             first = (block.previous_block.start_line or 0) + 1
             yield block.key, f"duplicate {kind} (first on line {first}); the one on line {line} is skipped. Rename one of them."
@@ -277,15 +293,39 @@ def _failure_reason(block) -> str:
     return f"malformed {what}: {detail}. Fix it in the .bib file (unbalanced braces or quotes, or a missing comma)."
 
 
-def _bibtex_record(entry) -> dict:
-    fields = {f.key: f.value for f in entry.fields}
+def _bibtex_names(value: str, warnings: list[str]) -> tuple[list[str], bool]:
+    """An author field -> (names first-name-first, whether it ends in 'and others'). A name BibTeX's rules cannot split
+    ("weihongluo," in an official proceedings export) is tried without its stray commas, else kept as written, with a
+    warning: one sloppy name no longer costs the whole entry."""
+    from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts, split_multiple_persons_names
+
     names, truncated = [], False
-    for name in fields.get("author") or fields.get("editor") or []:
-        merged = name.merge_first_name_first if hasattr(name, "merge_first_name_first") else str(name)
-        if merged.strip().lower() == "others":
+    for raw in split_multiple_persons_names(str(value or "")):
+        raw = raw.strip()
+        if raw.lower() == "others":
             truncated = True
-        elif merged.strip():
-            names.append(_one_line(decode_latex(merged)))
+            continue
+        name = None
+        for attempt in dict.fromkeys((raw, raw.strip(" ,"))):
+            try:
+                name = parse_single_name_into_parts(attempt).merge_first_name_first
+                break
+            except InvalidNameError:
+                continue
+        if name is None or attempt != raw:
+            name = name if name is not None else raw.strip(" ,")
+            warnings.append(f"author {raw!r} read as {name!r}")
+        if name.strip():
+            names.append(_one_line(decode_latex(name)))
+    return names, truncated
+
+
+def _bibtex_record(entry, key: str | None = None) -> dict:
+    """An entry's record; `key` is its id when another entry of the file has its citekey (the citekey stays)."""
+    fields = {f.key: f.value for f in entry.fields}
+    warnings: list[str] = []
+    names, truncated = _bibtex_names(fields.get("author") or fields.get("editor"), warnings)
+
     def text(key: str) -> str:
         return decode_latex(str(fields.get(key) or ""))
 
@@ -294,12 +334,12 @@ def _bibtex_record(entry) -> dict:
     if re.match(r"(https?:|www\.)", venue):
         url, venue = url or venue, ""
     return {
-        "id": entry.key, "title": _unwrap(text("title")) or None,
+        "id": key or entry.key, "title": _unwrap(text("title")) or None,
         "authors": ", ".join(names) + " et al." if truncated else names,
         "abstract": _unwrap(text("abstract")), "venue": venue or None,
         "year": _year_in(fields.get("year")) or _year_in(fields.get("date")),
         "keywords": _words(text("keywords")), "doi": _plain(fields.get("doi")), "url": url,
-        "eprint": _plain(fields.get("eprint")), "citekey": entry.key,
+        "eprint": _plain(fields.get("eprint")), "citekey": entry.key, WARNINGS: warnings,
     }
 
 
@@ -460,7 +500,50 @@ def _venueid_name(venueid: str) -> str | None:
     return " ".join(words) or None
 
 
-READERS = {"bibtex": bibtex_records, "ris": ris_records, "arxiv": arxiv_records, "openreview": openreview_records}
+# -- CSL-JSON ------------------------------------------------------------------------------------
+def csl_records(text: str):
+    """CSL-JSON, the export of Zotero, Mendeley and Paperpile (a JSON list of items, or JSON lines) -> (where,
+    record-or-reason); the item's id is kept as its citekey."""
+    for where, item in _json_items(text):
+        yield where, item if isinstance(item, str) else _csl_record(item)
+
+
+def _csl_name(name) -> str:
+    if not isinstance(name, dict):
+        return _one_line(name)
+    if name.get("literal"):
+        return _one_line(name["literal"])
+    parts = (name.get("given"), name.get("non-dropping-particle") or name.get("dropping-particle"), name.get("family"),
+             name.get("suffix"))
+    return " ".join(_one_line(p) for p in parts if p)
+
+
+def _csl_year(issued) -> int | None:
+    if isinstance(issued, dict):
+        parts = issued.get("date-parts")
+        if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+            return _year_in(str(parts[0][0]))
+        return _year_in(issued.get("raw") or issued.get("literal") or "")
+    return _year_in(str(issued or ""))
+
+
+def _csl_record(item: dict) -> dict:
+    authors = item.get("author") if isinstance(item.get("author"), list) else []
+    venue = next((_one_line(item.get(k)) for k in ("container-title", "event-title", "collection-title", "publisher")
+                  if item.get(k)), "")
+    keywords = item.get("keyword")
+    return {
+        "id": _one_line(item.get("id")) or None, "title": _one_line(item.get("title")) or None,
+        "authors": [n for n in (_csl_name(a) for a in authors) if n], "abstract": _unwrap(item.get("abstract")),
+        "venue": venue or None, "year": _csl_year(item.get("issued")),
+        "keywords": _words(keywords if isinstance(keywords, (str, list)) else ""),
+        "doi": _one_line(item.get("DOI")) or None, "url": _one_line(item.get("URL")) or None,
+        "citekey": _one_line(item.get("citation-key") or item.get("id")) or None,
+    }
+
+
+READERS = {"bibtex": bibtex_records, "ris": ris_records, "csl": csl_records, "arxiv": arxiv_records,
+           "openreview": openreview_records}
 
 
 def read_records(text: str, fmt: str):

@@ -98,7 +98,7 @@ def echoes(sentence: str, question: str) -> bool:
     paper ..."). Its support is then only the question's own words in the abstract, so it is dropped; Chinese is
     not compared word by word."""
     from .clean import CJK
-    from .evidence import content_words
+    from .sentences import content_words
 
     if not question or CJK.search(sentence) or CJK.search(question):
         return False
@@ -124,7 +124,7 @@ def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, qu
     """True when the sentence repeats a worked example instead of the sources: it names an example's paper that no
     source names, or half its units are the examples' wording, found neither in the question nor in the sources
     (a Chinese sentence's character pairs cannot be in an English abstract, so they count unless the question has them)."""
-    from .evidence import text_units
+    from .sentences import text_units
 
     plain = _MARKERS.sub(" ", sentence)
     for name in examples.names:

@@ -11,12 +11,10 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from typing import TYPE_CHECKING
-
-from .config import Settings
 from .catalog import DEFAULT_LIBRARY, Catalog
+from .config import Settings
 from .corpus import Paper, authors_of, merge_papers
 from .errors import IndexMissingError, QueryError, VectorsMissingError
 from .spill import SpilledPages
@@ -26,10 +24,11 @@ from .writelock import write_lock
 if TYPE_CHECKING:  # llama-index is imported lazily: an unchanged re-ingest never needs it
     from collections.abc import Set as AbstractSet
 
-    from .lexical import LexicalIndex, SavedTokens
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.node_parser import SentenceSplitter
     from llama_index.core.schema import TextNode
+
+    from .lexical import LexicalIndex, SavedTokens
 
 TOKENIZER = "cl100k_base"
 _FETCH_BATCH = 2000
@@ -568,6 +567,7 @@ class PaperIndex:
         old version is removed only when no other library holds it.
         `embedder` may be a factory, so an unchanged corpus never loads the model."""
         import time
+
         from tqdm import tqdm
 
         start = time.perf_counter()

@@ -8,7 +8,6 @@ import logging
 import threading
 from functools import cached_property
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from .config import Settings
@@ -21,7 +20,7 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from .answer import Answer
     from .conversation import Conversation
-    from .retrieve import Filters, SearchResult, Searcher
+    from .retrieve import Filters, Searcher, SearchResult
 
 
 class Pipeline:
@@ -150,7 +149,7 @@ class Pipeline:
         self.llm(fast=fast).chat(build_messages("warm up", [], self.settings, self.profile.trusts_refusal), max_tokens=1)
 
     def _all_hits(self):
-        from .retrieve import Hit
+        from .hits import Hit
 
         return [Hit.of_paper(pid, m) for pid, m in self.searcher.paper_meta().items()]
 
@@ -173,19 +172,26 @@ class Pipeline:
         from .catalog import DEFAULT_LIBRARY, check_library_name
 
         library = check_library_name(library or DEFAULT_LIBRARY)
-        index = self.index(create=True)
-        with index.writing():  # the saved views too: one writer from the first write to the last
+        with self.writing():  # from opening the store (an empty one is created) to the saved views: one writer
+            index = self.index(create=True)
             result = index.ingest(report.papers, lambda: self.ingest_embedder, progress=progress, library=library)
             self._save_views(index)
         return result
 
     def remove_library(self, library: str) -> tuple[int, int]:
         """Remove a library and the papers only it holds. -> (papers, chunks) removed."""
-        index = self.index(create=False)
-        with index.writing():
+        with self.writing():
+            index = self.index(create=False)
             removed = index.remove_library(library)
             self._save_views(index)
         return removed
+
+    def writing(self):
+        """The store's write lock (writelock.py), taken before the store is opened: two writers opening a new store at
+        once both ran Chroma's schema set-up ("table collections already exists")."""
+        from .writelock import write_lock
+
+        return write_lock(self.settings.write_lock_path(), self.settings.chroma_label())
 
     def _save_views(self, index: PaperIndex) -> None:
         """After a write: the next search sees it, and the views a reader needs are saved for its cold start."""

@@ -62,7 +62,7 @@ def build_messages(question: str, sources: list[Source], settings: Settings,
 def worked_examples(prompts_dir: Path) -> WorkedExamples:
     """Every worked example's answer wording and paper names (English, refusal and Chinese examples), for the
     example-leak guard."""
-    from .evidence import text_units  # evidence.py renders sources with this module
+    from .sentences import text_units  # evidence.py renders sources with this module
 
     turns = (example_turns(prompts_dir) + example_turns(prompts_dir, "examples_refusal", refusal=REFUSAL)
              + example_turns(prompts_dir, "examples_zh"))

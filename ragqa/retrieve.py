@@ -17,20 +17,20 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, TextNode
 
+from . import snapshot
 from .clean import CJK, method_name
 from .config import Settings
-from .corpus import authors_of
 from .errors import QueryError
-from .intent import without_recency
+from .hits import Hit
 from .index import PaperIndex, PaperRecords
+from .intent import without_recency
 from .metadata import AuthorIndex, AuthorMatch, TopicIndex, TopicMatch, fold, names_a_topic, status_in
-from . import snapshot
 from .names import greek
 from .request import Filters, require_question  # noqa: F401  (also imported from here)
 from .rewrite import both_turns
 from .spelling import correct, corrections, english_words, slips
-from .views import VIEWS, status_of as _status_of, topic_of as _topic_of, venue_of as _venue_of, year_of as _year_of  # noqa: F401
 from .terms import terms
+from .views import VIEWS  # noqa: F401
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # a method name: an inner capital or a digit (LoRA, DPO, GPT-4, JKOnet*), or a capitalised word after "the"
@@ -43,34 +43,6 @@ _GENERIC = {"llm", "llms", "ml", "ai", "rl", "nlp", "gnn", "gnns", "cnn", "cnns"
 # (Stable Diffusion, Neural Radiance Fields); longer runs are title-cased text, not names
 _ACRONYM = re.compile(r"[A-Z]+(?:-[A-Z]+)*")  # TRACE, CMA-ES: an acronym, hyphenated or not
 _CAPS = re.compile(r"(?<![\w-])[A-Z][\w-]+(?: [A-Z][\w-]+)+(?![\w-])")
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One retrieved paper: its best chunk, fused score and best dense cosine."""
-
-    paper_id: str
-    score: float
-    relevance: float | None  # best dense cosine (1.0: the question names it), None: only BM25 found it
-    text: str
-    meta: dict
-
-    @classmethod
-    def of_paper(cls, paper_id: str, meta: dict, relevance: float | None = None) -> "Hit":
-        """A paper that no search ranked (an earlier citation, a warm-up), from its stored metadata."""
-        return cls(paper_id=paper_id, score=0.0, relevance=relevance, text=meta.get("text", ""), meta=meta)
-
-    def as_json(self) -> dict:
-        m = self.meta
-        return {
-            "paper_id": self.paper_id, "label": m.get("label"), "title": m.get("title") or None,
-            "venue": m.get("venue") or None, "year": m.get("year") or None,
-            "authors": authors_of(m),
-            "authors_truncated": bool(m.get("authors_truncated")), "topic": m.get("topic") or None,
-            "score": round(self.score, 5),
-            "relevance": None if self.relevance is None else round(self.relevance, 4),
-            "text": self.text, "abstract": m.get("abstract"),
-        }
 
 
 @dataclass
@@ -276,7 +248,8 @@ class Searcher:
     def sentences(self):
         """Sentence vectors per paper, cached for the process."""
         if self._sentences is None:
-            from .evidence import SentenceCache, split_sentences
+            from .evidence import SentenceCache
+            from .sentences import split_sentences
 
             self._sentences = SentenceCache(self.embedder, split_sentences)
         return self._sentences

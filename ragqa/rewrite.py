@@ -7,7 +7,6 @@ from .clean import CJK, CONTENT_WORD
 from .config import Settings
 from .prompts import render
 
-
 # words that point back at an earlier turn ("they", "either of them", "this paper")
 _ANAPHOR = re.compile(r"\b(?:they|them|their|these|those|either|both|its|it(?! is| was)(?!\s+(?:possible|true|feasible|necessary|worth|better|important|hard|easy)\b)|this (?:paper|work|method|model|approach)|the (?:paper|authors|method))\b|它|他们|这篇|这些|那些|该论文|该方法", re.I)
 

@@ -11,18 +11,17 @@ import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Callable
 
 from .clean import count_words, dehyphenate
 
-if TYPE_CHECKING:
-    from .corpus import Paper
-
 
 class SpilledPapers(Sequence):
-    """Unique papers in first-seen order, read back from a temporary file (deleted when this is)."""
+    """Unique papers (corpus.Paper) in first-seen order, read back from a temporary file (deleted when this is); the
+    records of one paper are combined with `merge` (corpus.merge_papers)."""
 
-    def __init__(self, folder=None):
+    def __init__(self, merge: Callable, folder=None):
+        self._merge = merge
         # in `folder` (the store's, from Pipeline.load) rather than /tmp, which is often a RAM-backed tmpfs
         self._file = tempfile.TemporaryFile(prefix="ragqa-load-", dir=folder)
         self._where: dict[str, int | list[int]] = {}  # paper id -> offset of its record, or of each record of it
@@ -38,7 +37,7 @@ class SpilledPapers(Sequence):
         self._start = self._file.tell()
         self._staged, self._staged_words = {}, Counter()
 
-    def add(self, paper: "Paper") -> None:
+    def add(self, paper) -> None:
         offset = self._file.tell()
         pickle.dump(paper, self._file, protocol=pickle.HIGHEST_PROTOCOL)
         if paper.paper_id not in self._where and paper.paper_id not in self._staged:
@@ -78,16 +77,14 @@ class SpilledPapers(Sequence):
     def __eq__(self, other) -> bool:
         return list(self) == list(other) if isinstance(other, (list, SpilledPapers)) else NotImplemented
 
-    def _paper(self, where: int | list[int]) -> "Paper":
-        from .corpus import merge_papers
-
+    def _paper(self, where: int | list[int]):
         records = [self._read(offset) for offset in ([where] if isinstance(where, int) else where)]
         paper = records[0]
         for other in records[1:]:
-            paper = merge_papers(paper, other)
+            paper = self._merge(paper, other)
         return replace(paper, text=dehyphenate(paper.text, self._vocabulary))
 
-    def _read(self, offset: int) -> "Paper":
+    def _read(self, offset: int):
         self._file.seek(offset)
         return pickle.load(self._file)
 

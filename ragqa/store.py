@@ -9,13 +9,20 @@ import hashlib
 import re
 import shutil
 import sqlite3
+import time
 import uuid
 from contextlib import closing
 from pathlib import Path
 
 from .config import Settings
-from .errors import (IndexMissingError, RagqaError, StoreDamagedError, StoreFailedError, StoreReadOnlyError,
-                     StoreUnavailableError, VectorsMissingError)
+from .errors import (
+    IndexMissingError,
+    StoreDamagedError,
+    StoreFailedError,
+    StoreReadOnlyError,
+    StoreUnavailableError,
+    VectorsMissingError,
+)
 
 
 def collection_name(settings: Settings, embed_name: str) -> str:
@@ -136,7 +143,13 @@ def open_client(settings: Settings):
         raise IndexMissingError(f"RAGQA_VECTORSTORE_DIR={folder} is a file, not a folder. Point it at a folder (it is created if missing).")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=str(folder), settings=chroma_settings)
+        try:
+            return chromadb.PersistentClient(path=str(folder), settings=chroma_settings)
+        except Exception as exc:  # another process set up the same new store at this moment: its tables are there now
+            if "already exists" not in str(exc):
+                raise
+            time.sleep(0.5)
+            return chromadb.PersistentClient(path=str(folder), settings=chroma_settings)
     except OSError as exc:
         raise IndexMissingError(f"Cannot use {folder} for the vector store ({exc.strerror}). Check its permissions or set RAGQA_VECTORSTORE_DIR.") from None
     except Exception as exc:  # chromadb reports a damaged store as InternalError("... file is not a database")

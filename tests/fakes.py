@@ -4,7 +4,11 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from llama_index.core.base.llms.types import (
-    ChatMessage, ChatResponse, CompletionResponse, LLMMetadata, MessageRole,
+    ChatMessage,
+    ChatResponse,
+    CompletionResponse,
+    LLMMetadata,
+    MessageRole,
 )
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from llama_index.core.llms.custom import CustomLLM
@@ -75,7 +79,7 @@ class ScriptedLLM(CustomLLM):
 def fake_sources(n=3, sentences=2):
     """`n` retrieved sources, numbered from 1, each with `sentences` evidence sentences."""
     from ragqa.answer import Source
-    from ragqa.retrieve import Hit
+    from ragqa.hits import Hit
 
     out = []
     for i in range(1, n + 1):

@@ -379,8 +379,8 @@ def check_port(host: str, port: int) -> None:
             pass
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise RagqaError(f"Cannot serve on {host}:{port}: another server (a ragqa serve?) holds the port. Stop it, or "
-                             f"choose another port: ragqa serve --port {port + 1}.") from None
+            raise RagqaError(f"Cannot serve on {host}:{port} ({os.strerror(exc.errno)}): another server (a ragqa serve?) "
+                             f"holds the port. Stop it, or choose another port: ragqa serve --port {port + 1}.") from None
         raise RagqaError(f"Cannot serve on {host}:{port} ({os.strerror(exc.errno) if exc.errno else exc}): this machine has "
                          "no such address. Use 127.0.0.1 (this machine only), ::1, or an address of one of its interfaces.") from None
 

@@ -7,7 +7,7 @@ import html
 import re
 
 from ragqa.answer import Answer, Source
-from ragqa.retrieve import Hit
+from ragqa.hits import Hit
 
 CSS = """
 .rq-card {border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 8px 10px; margin: 6px 0;}

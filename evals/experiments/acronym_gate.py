@@ -18,6 +18,8 @@ questions: one moves from the gate to the calibrated abstention (ESM), no decisi
 from __future__ import annotations
 
 import json
+import random
+import re
 import sys
 from pathlib import Path
 
@@ -26,9 +28,6 @@ from ragqa.clean import method_name
 from ragqa.corpus import load_paths
 from ragqa.pipeline import Pipeline
 from ragqa.retrieve import search
-
-import random
-import re
 
 from ..calibrate import TEMPLATES, _half, make_questions
 

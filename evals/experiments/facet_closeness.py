@@ -43,8 +43,8 @@ def main() -> None:
     from evals.calibrate import _candidates, _half, _model_x
     from ragqa.answerability import MEASURED, Calibration, judge
     from ragqa.config import Settings
-    from ragqa.evidence import split_sentences
     from ragqa.pipeline import Pipeline
+    from ragqa.sentences import split_sentences
     from ragqa.untrusted import is_instruction
 
     folder = Path(sys.argv[1])

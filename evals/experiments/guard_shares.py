@@ -19,9 +19,9 @@ import re
 import sys
 
 from ragqa.citations import split_answer_sentences
-from ragqa.evidence import text_units
 from ragqa.pipeline import Pipeline
 from ragqa.prompting import worked_examples
+from ragqa.sentences import text_units
 
 
 def _rows(path: str) -> list[dict]:

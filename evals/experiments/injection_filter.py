@@ -17,7 +17,7 @@ CORPORA = ROOT.parent / "shared" / "data" / "corpora"
 
 
 def main(argv=None) -> int:
-    from ragqa.evidence import split_sentences
+    from ragqa.sentences import split_sentences
     from ragqa.untrusted import is_instruction
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

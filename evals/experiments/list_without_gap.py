@@ -14,11 +14,15 @@ answerability model it abstains on fewer near-misses (ICLR transfer 307/696 -> 2
 model for lists. Not adopted: +0.04 on 50 seed gold papers does not reach the 0.9 target, and the calibration data hold
 17 multi-gold questions to set a second model's list point on.
 """
-import json, sys
+import json
+import sys
 from pathlib import Path
+
 import numpy as np
+
 import evals.calibrate as C
 from ragqa.answerability import judge
+
 R = Path(sys.argv[1])
 def read(n): return [json.loads(l) for l in open(R / n)]
 def run(feats):
@@ -44,7 +48,7 @@ def run(feats):
             na += 1; fa += not j.answerable
             if not j.answerable: continue
             lens.append(len(j.listed))
-            g = set(r['gold']); 
+            g = set(r['gold'])
             if len(g) >= 2:
                 mtot += len(g); mhit += len(g & set(j.listed))
         print(f'  {name}: FA {fa}/{na} NM {nm}/{nn} listed mean {np.mean(lens):.2f} median {np.median(lens)} | multi-gold recall {mhit}/{mtot}' + (f' = {mhit/mtot:.3f}' if mtot else ''))

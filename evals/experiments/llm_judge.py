@@ -6,19 +6,28 @@ informative about answerability? Logit of "Yes" vs "No" over the best paper's ti
 Result on 2026-12-01, 85 SciFact claims: AUC 0.69 against 0.74 for the calibrated P; 8.5 s per judgement.
 """
 from pathlib import Path as _P
+
 ROOT = _P(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"
-import json, sys, random, math, time, os
+import json
+import math
+import random
+import sys
+import time
+
 import numpy as np
 from llama_cpp import Llama
-from ragqa.answerability import Calibration, MEASURED, FEATURES
+
+from ragqa.answerability import FEATURES, MEASURED, Calibration
+
 cal = Calibration.from_json(json.load(open(ROOT / "ragqa" / "calibration" / "all-MiniLM-L6-v2.json")))
 rows = [json.loads(l) for l in open(Path(sys.argv[1]) / "rows.jsonl")]
 # texts
-from ragqa.corpus import load_paths, load_manifest, merge_all
+
 from evals.dataset import load_beir
 from evals.retrieval import beir_papers
-from pathlib import Path
+from ragqa.corpus import load_manifest, load_paths, merge_all
+
 texts = {}
 beir = load_beir(SHARED / "scifact", "train")
 for p in beir_papers(beir, SHARED / "scifact")[0]:

@@ -5,11 +5,16 @@ peak RSS per question; a scripted LLM that these answers never call.
 
 Result on 2026-12-03 (2-core AMD EPYC, 520,524 synthetic papers): 1.0-2.0 s per question, +70 MB at most (README).
 """
-import json, os, resource, sys, time
+import json
+import os
+import resource
+import time
+
 os.environ["HF_HUB_OFFLINE"] = "1"
-from ragqa.pipeline import Pipeline
 from ragqa.ask import ask
+from ragqa.pipeline import Pipeline
 from tests.fakes import ScriptedLLM
+
 llm = ScriptedLLM(["unused [1]."])
 p = Pipeline(llm=llm, fast_llm=llm)
 t = time.perf_counter(); p.search("warm up", translate=False); print("first search", round(time.perf_counter() - t, 2), "s", flush=True)

@@ -8,12 +8,18 @@ bundled papers of the checkout given. Run it on two checkouts and diff the outpu
 
 2026-12-02: the regexes over a joined corpus (4c205eb) and the FTS5 name index (ragqa/names.py) agree on all 480.
 """
-import json, glob, shutil, sys, tempfile
+import glob
+import json
+import shutil
+import sys
+import tempfile
 from pathlib import Path
+
 sys.path.insert(0, sys.argv[1])
+from ragqa.clean import method_name
 from ragqa.config import Settings
 from ragqa.pipeline import Pipeline
-from ragqa.clean import method_name
+
 root = Path(sys.argv[1]); tmp = Path(tempfile.mkdtemp())
 shutil.copytree(root / "data", tmp / "data")
 s = Settings(data_dir=tmp / "data", vectorstore_dir=tmp / "vs", embed_model="hash", model_cache_dir=tmp / "c")

@@ -92,9 +92,8 @@ class Scorer:
 
 
 def main() -> None:
-    from ragqa.answerability import Calibration
     from evals.calibrate import _candidates, _half, _model_x
-    from ragqa.answerability import judge
+    from ragqa.answerability import Calibration, judge
 
     folder, gguf, out_path = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
     n = int(sys.argv[4]) if len(sys.argv) > 4 else 20

@@ -1,14 +1,19 @@
 """Refit the answerability model with the soft-coverage columns of soft_coverage.py (see its docstring)."""
 from pathlib import Path as _P
+
 ROOT = _P(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"
-import json, sys, hashlib
+import hashlib
+import json
+import sys
+
 import numpy as np
-from ragqa.answerability import MEASURED
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold, cross_val_predict
 from sklearn.preprocessing import StandardScaler
-from sklearn.metrics import roc_auc_score
+
+from ragqa.answerability import MEASURED
 
 rows = [json.loads(l) for l in open(sys.argv[1] + "/rows.jsonl")]
 extra = {r["id"]: r for r in json.load(open("/tmp/exp_soft.json"))}

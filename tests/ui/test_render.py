@@ -62,7 +62,7 @@ def test_paper_record_shows_every_field_escaped():
 
 
 def test_a_flagged_paper_card_says_so():
-    from ragqa.retrieve import Hit
+    from ragqa.hits import Hit
     from ui.render import FLAG_NOTE, card
 
     meta = {"label": "X", "text": "We study graphs.", "flags": "instructions"}
@@ -74,7 +74,7 @@ def test_an_abstention_after_the_model_saw_sources_lists_them_as_nearest_papers_
     """A capable model's refusal is trusted after its sources were shown: the panel must not keep "Sources given to the
     model" under "Not covered" (issue #14), but list those papers as the nearest ones."""
     from ragqa.answer import Answer, Source
-    from ragqa.retrieve import Hit
+    from ragqa.hits import Hit
     from ui.render import sources_panel
 
     hit = Hit(paper_id="p1", score=0.5, relevance=0.6, text="x", meta={"label": "DRAGON", "title": "DRAGON"})
@@ -91,9 +91,9 @@ REMOTE = ["![x](http://203.0.113.9/i.png)", "[click](javascript:alert(1))", "<im
 
 def _rendered(markdown_text: str) -> list[str]:
     """The tags a Markdown renderer (CommonMark, as the chat and the counts are rendered) makes of the text."""
-    from markdown_it import MarkdownIt
-
     import re
+
+    from markdown_it import MarkdownIt
 
     ours = re.compile(r"</?(?:span|div|b|i|br)\b")  # the markup render.py writes itself
     tokens = MarkdownIt("commonmark").parse(markdown_text)

@@ -6,10 +6,19 @@ from dataclasses import replace
 
 import pytest
 
-from ragqa.answerability import (FEATURES, Calibration, Candidate, TermStats, candidate_features, judge, load_calibration,
-                                 terms, with_context)
+from ragqa.answerability import (
+    FEATURES,
+    Calibration,
+    Candidate,
+    TermStats,
+    candidate_features,
+    judge,
+    load_calibration,
+    terms,
+    with_context,
+)
 from ragqa.errors import RagqaError
-from ragqa.retrieve import Hit
+from ragqa.hits import Hit
 
 
 def _calibration(**kw) -> Calibration:

@@ -5,7 +5,7 @@ import pytest
 
 from ragqa.answer import Source
 from ragqa.citations import parse_markers, resolve_citations
-from ragqa.retrieve import Hit
+from ragqa.hits import Hit
 from tests.fakes import fake_sources as _sources
 
 

@@ -4,9 +4,19 @@ from __future__ import annotations
 import numpy as np
 
 from ragqa.answer import Source
-from ragqa.compose import (best_sentence, byline, cite_groups, display_name, extractive_answer, group_rows, group_text, is_instruction,
-                           lead, list_items)
-from ragqa.retrieve import Hit
+from ragqa.compose import (
+    best_sentence,
+    byline,
+    cite_groups,
+    display_name,
+    extractive_answer,
+    group_rows,
+    group_text,
+    is_instruction,
+    lead,
+    list_items,
+)
+from ragqa.hits import Hit
 from tests.fakes import fake_sources as _sources
 
 
@@ -47,7 +57,7 @@ class _Cache:
         self.vectors = vectors
 
     def get(self, hits):
-        from ragqa.evidence import split_sentences
+        from ragqa.sentences import split_sentences
 
         return [(split_sentences(h.meta["text"]), self.vectors) for h in hits]
 

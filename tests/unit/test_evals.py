@@ -186,7 +186,7 @@ def test_own_part_key_facts_put_a_papers_background_last():
 
 
 def test_the_scale_plot_draws_every_measured_cost_against_size(tmp_path):
-    from evals.bench_scale import PANELS, plot
+    from evals.bench_scale import plot
 
     rows = [{"store": "embedded", "papers": n, "ingest_papers_per_s": 150 - n / 1000, "store_mb": n / 30,
              "search_p50_ms": 20 + n / 5000} for n in (10_000, 100_000)]

@@ -14,7 +14,7 @@ from ragqa.formats import bibtex_records, decode_latex, detect_format, read_reco
 
 LIBRARIES = Path(__file__).resolve().parents[1] / "data" / "libraries"
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpora"
-HAND_WRITTEN = {"mueller2023gans", "dup2024", "after2022broken", "arXiv:hep-th/9901001", "RejSub0001", "YearOnly01", None}
+HAND_WRITTEN = {"mueller2023gans", "dup2024", "dup2024#2", "after2022broken", "arXiv:hep-th/9901001", "RejSub0001", "YearOnly01", None}
 ABSTRACT = "We study duplicate detection in reference managers and show that content hashes of abstracts work well."
 
 
@@ -61,8 +61,7 @@ def test_file_saved_with_another_extension_loads_the_same(tmp_path, fixture, sav
 
 # -- every fixture: good records load, each bad one is one clear skip ---------------------------
 @pytest.mark.parametrize("fixture,n_papers,skips", [
-    ("zotero.bib", 11, {"zotero.bib:smith2020foo": "no abstract",
-                        "zotero.bib:dup2024": "duplicate key (first on line 103); the one on line 110 is skipped",
+    ("zotero.bib", 12, {"zotero.bib:smith2020foo": "no abstract",  # both dup2024 entries are kept: a key is a label
                         "zotero.bib:line 117": "malformed @article entry 'broken2021'"}),
     ("zotero-utf16.bib", 3, {}),
     ("endnote.ris", 6, {"endnote.ris:line 67": "no abstract", "endnote.ris:line 73": "text outside a record"}),
@@ -129,7 +128,7 @@ def test_zotero_entry_keeps_url_keywords_and_venue():
 
 @pytest.mark.parametrize("bib,where,reason", [
     ("@misc{k1, title={T}, year={2020}}", "k1", None),
-    ("@misc{k1, abstract={A}}\n@misc{k1, abstract={B}}", "k1", "duplicate key (first on line 1); the one on line 2"),
+    ("@string{k1 = {A}}\n@string{k1 = {B}}", "k1", "duplicate @string (first on line 1); the one on line 2"),
     ("@misc{k1, title={A}, title={B}, abstract={x}}", "k1", "field title given twice"),
     ("@misc{k1,\n abstract = {never closed,\n}\n\n@misc{k2, abstract={ok}}", "line 1", "malformed @misc entry 'k1'"),
 ])
@@ -280,7 +279,7 @@ def test_folder_reads_bib_and_ris_and_reports_unsupported_files(tmp_path):
     (tmp_path / ".DS_Store").write_bytes(b"\x00\x01")
     (tmp_path / "sub").mkdir()
     report, errors = load_paths([tmp_path])
-    assert len(report.papers) == 11 + 6
+    assert len(report.papers) == 12 + 6  # zotero.bib's two dup2024 entries are two papers
     assert errors == [f"{tmp_path / 'README'}: unsupported format (no extension) (use .txt, .jsonl, .json, .csv, .bib, .ris)",
                       f"{tmp_path / 'paper.pdf'}: unsupported format .pdf (use .txt, .jsonl, .json, .csv, .bib, .ris)"]
 
@@ -291,4 +290,64 @@ def test_several_paths_at_once_merge_duplicates(tmp_path):
     folder.mkdir()
     shutil.copy(LIBRARIES / "endnote.ris", folder / "endnote.ris")
     report, errors = load_paths([LIBRARIES / "zotero.bib", LIBRARIES / "zotero.bib", folder])
-    assert errors == [] and len(report.papers) == 11 + 6 and report.duplicates_merged == 11
+    assert errors == [] and len(report.papers) == 12 + 6 and report.duplicates_merged == 12
+
+
+def test_csl_json_from_a_reference_manager_is_read_by_content(tmp_path):
+    """Zotero, Mendeley and Paperpile export CSL-JSON; ragqa exported it but could not read it (#46 3)."""
+    from ragqa.corpus import load_file
+
+    items = [
+        {"id": "http://zotero.org/users/1/items/ABC", "type": "paper-conference", "citation-key": "vaswani2017attention",
+         "title": "Attention Is All You Need", "container-title": "Advances in Neural Information Processing Systems",
+         "author": [{"family": "Vaswani", "given": "Ashish"}, {"family": "Shazeer", "given": "Noam"},
+                    {"literal": "Google Brain"}],
+         "issued": {"date-parts": [[2017, 12]]}, "DOI": "10.5555/3295222.3295349",
+         "abstract": "The dominant sequence transduction models are based on complex recurrent networks. " * 3},
+        {"id": "item2", "type": "article-journal", "title": "A Preprint", "author": [{"family": "Lee", "given": "Ann"}],
+         "issued": {"raw": "2023"}, "URL": "https://arxiv.org/abs/2301.00001",
+         "abstract": "We study preprints and their citation in reference managers with care. " * 3},
+    ]
+    path = tmp_path / "My Library.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    report = load_file(path)
+    assert report.skipped == [] and len(report.papers) == 2
+    first, second = report.papers
+    assert first.title == "Attention Is All You Need" and first.authors == ("Ashish Vaswani", "Noam Shazeer", "Google Brain")
+    assert first.year == 2017 and first.venue.startswith("Advances in Neural Information Processing Systems")
+    assert dict(first.extra)["citekey"] == "vaswani2017attention" and dict(first.extra)["doi"] == "10.5555/3295222.3295349"
+    assert second.year == 2023 and dict(second.extra)["url"] == "https://arxiv.org/abs/2301.00001"
+
+
+def test_ragqas_own_csl_json_export_reads_back_as_the_same_papers(tmp_path):
+    from ragqa.corpus import load_file
+    from ragqa.export import export_papers
+
+    originals = load_file(LIBRARIES / "zotero.bib").papers
+    path = tmp_path / "export.json"
+    path.write_text(export_papers(originals, "csl-json"), encoding="utf-8")
+    back = load_file(path).papers
+    assert [p.paper_id for p in back] == [p.paper_id for p in originals]
+    assert [(p.title, p.year, p.authors) for p in back] == [(p.title, p.year, p.authors) for p in originals]
+
+
+def test_a_real_world_bib_keeps_colliding_keys_and_sloppy_author_lists(tmp_path):
+    """Two different papers under one citekey (li2024learning, common in raw exports) and an author list with a stray
+    comma ("… and weihongluo,  and …", as a proceedings export wrote it) are every one kept (#46 1)."""
+    from ragqa.corpus import load_file
+
+    path = tmp_path / "icml.bib"
+    path.write_text("""@string{icml = {International Conference on Machine Learning}}
+@inproceedings{li2024learning, title = {Learning A}, author = {Li, Wei and Chen, Bo}, booktitle = icml,
+  abstract = {We learn A with care and many sentences about the method and its results.}, year = {2024}}
+@inproceedings{li2024learning, title = {Learning B}, author = {Li, Ming}, booktitle = icml # { 2024},
+  abstract = {We learn B with other care and different sentences about methods and data.}, year = {2024}}
+@inproceedings{luo2024sloppy, title = {Sloppy Names}, author = {Zhang, San and weihongluo,  and Wang, Wu},
+  abstract = {We study sloppy author lists in the proceedings exports of conferences.}, year = {2024}}
+""", encoding="utf-8")
+    report = load_file(path)
+    assert report.skipped == [] and [p.title for p in report.papers] == ["Learning A", "Learning B", "Sloppy Names"]
+    assert report.papers[1].authors == ("Ming Li",) and report.papers[1].venue.startswith("International Conference")
+    assert report.papers[2].authors == ("San Zhang", "weihongluo", "Wu Wang")
+    assert [w.source for w in report.warnings] == ["icml.bib:luo2024sloppy"] and "weihongluo" in report.warnings[0].reason
+    assert {dict(p.extra)["citekey"] for p in report.papers[:2]} == {"li2024learning"}  # the user's key, as written

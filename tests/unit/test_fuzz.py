@@ -19,7 +19,8 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ragqa.corpus import LoadReport, load_file, load_paths, paper_id_for, parse_listing
 from ragqa.errors import ListingError, RagqaError

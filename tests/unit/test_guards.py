@@ -6,8 +6,16 @@ import pytest
 from ragqa.answer import Source
 from ragqa.citations import resolve_citations
 from ragqa.config import Settings
-from ragqa.guards import CITE_NAMED, CITE_SUPPORTED, NAME_SUBJECT, PROFILES, REFUSAL_TO_QUOTES, name_subject, profile_for
-from ragqa.retrieve import Hit
+from ragqa.guards import (
+    CITE_NAMED,
+    CITE_SUPPORTED,
+    NAME_SUBJECT,
+    PROFILES,
+    REFUSAL_TO_QUOTES,
+    name_subject,
+    profile_for,
+)
+from ragqa.hits import Hit
 from tests.fakes import ScriptedLLM
 
 

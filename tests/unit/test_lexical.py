@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragqa.lexical import LexicalIndex, _bm25s, stemmer as _stemmer
+from ragqa.lexical import LexicalIndex, _bm25s
+from ragqa.lexical import stemmer as _stemmer
 
 TEXTS = ["Sparse autoencoders find interpretable features in language model activations.",
          "Diffusion models sample images; sampling quality degrades with few steps.",

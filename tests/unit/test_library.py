@@ -7,7 +7,6 @@ import json
 import pytest
 
 from ragqa.cli import main
-
 from tests.unit.test_cli import env  # noqa: F401  (the CLI environment fixture)
 
 

@@ -13,7 +13,6 @@ import pytest
 
 from evals.fake_llm import Handler
 from ragqa.cli import main
-
 from tests.conftest import free_port
 from tests.unit.test_cli import env  # noqa: F401  (the CLI environment fixture)
 

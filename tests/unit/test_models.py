@@ -5,8 +5,8 @@ import pytest
 
 from ragqa import models
 from ragqa.config import Settings
-from ragqa.pipeline import Pipeline
 from ragqa.hashing import HashingEmbedding
+from ragqa.pipeline import Pipeline
 
 
 @pytest.mark.parametrize("installed, query, expected", [

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ragqa.answer import Source
+from ragqa.hits import Hit
 from ragqa.prompting import build_messages, render_sources
-from ragqa.retrieve import Hit
 from tests.fakes import fake_sources as _sources
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import pytest
 
 from ragqa import snapshot
-from ragqa.pipeline import Pipeline
 from ragqa.metadata import AuthorIndex, TopicIndex
 from ragqa.retrieve import Filters, Searcher, search
 

@@ -131,7 +131,7 @@ def test_injection_paraphrases_are_caught_and_real_abstracts_are_not():
 def test_real_abstract_sentences_are_rarely_flagged():
     from pathlib import Path
 
-    from ragqa.evidence import split_sentences
+    from ragqa.sentences import split_sentences
 
     corpora = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpora"
     if not (corpora / "iclr2024.jsonl").is_file():

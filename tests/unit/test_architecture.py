@@ -1,0 +1,33 @@
+"""The package's shape, checked as the test command runs: import-linter's contracts in pyproject.toml (ragqa never
+imports ui or evals, ui never imports evals, no import cycles among each package's modules, imports inside functions
+included) hold."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_import_contracts_are_kept():
+    lint = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "0 broken" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+def test_the_command_list_comes_from_the_entry_points():
+    """serve and eval are registered by ui/ and evals/ (pyproject.toml's ragqa.commands), not imported by ragqa."""
+    from ragqa.cli import build_parser
+
+    commands = build_parser(["--help"])._subparsers._group_actions[0].choices
+    assert {"ingest", "search", "ask", "serve", "eval"} <= set(commands)
+    assert {"serve", "eval"}.isdisjoint(build_parser(["search", "x"])._subparsers._group_actions[0].choices)
+
+
+def test_ruff_is_clean():
+    """ruff's rules in pyproject.toml (import order, unused imports, syntax, whitespace) hold over the whole tree."""
+    ruff = Path(sys.executable).with_name("ruff")
+    proc = subprocess.run([str(ruff), "check", "--no-cache", "ragqa", "ui", "evals", "tests", "scripts"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-1000:]
