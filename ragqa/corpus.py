@@ -22,6 +22,7 @@ from .formats import SUFFIX_FORMATS, SUPPORTED, WARNINGS, arxiv_record, detect_f
 from .reading import head_text, read_text_file, text_lines
 from .spill import SpilledPapers
 from .untrusted import strip_controls
+from .venues import canonical_venue
 
 VENUE_LIST_MARK = "论文列表"  # "paper list": header "<Venue> <Year> 论文列表", abstracts only
 SEARCH_PAGE_MARK = "论文检索"  # "paper search": topic?, authors, abstract per record
@@ -275,14 +276,15 @@ def _record_to_paper(record: dict, source: str) -> Paper:
         authors, truncated = tuple(str(a).strip() for a in authors if str(a).strip()), False
     else:
         raise ValueError(f"'authors' must be a list of names or text, got {type(authors).__name__}")
-    venue = str(record.get("venue") or "").strip() or None
+    written = str(record.get("venue") or "").strip() or None
     year_raw = record.get("year")
     try:
-        year = int(year_raw) if year_raw not in (None, "") else _year_of(venue)
+        year = int(year_raw) if year_raw not in (None, "") else _year_of(written)
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"year {year_raw!r} is not a number") from None
     if year is not None and not 1000 <= year <= 2999:
         raise ValueError(f"year {year_raw!r} is out of range")
+    venue = canonical_venue(written, year)  # "Advances in Neural Information Processing Systems 2020" -> "NeurIPS 2020"
     if venue and year and str(year) not in venue:
         venue = f"{venue} {year}"
     topic = record.get("topic") or record.get("primary_area") or None
@@ -290,7 +292,8 @@ def _record_to_paper(record: dict, source: str) -> Paper:
         (k, ", ".join(map(str, v)) if isinstance(v, list) else json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v))
         for k, v in record.items()
         if k not in _RECORD_FIELDS | {"primary_area"} and v not in (None, "", [])
-    )
+    ) + ((("venue_as_written", written),) if written and venue and written not in (venue, venue.removesuffix(f" {year}"))
+         else ())
     title = _text_field(record, "title").strip() or None
     return _make_paper(
         abstract, source, venue=venue, year=year, topic=str(topic) if topic else None,

@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from .errors import ListingError
+from .venues import known_venue
 
 SUFFIX_FORMATS = {".txt": "listing", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",
                   ".tsv": "tsv", ".bib": "bibtex", ".ris": "ris"}
@@ -409,10 +410,12 @@ def arxiv_record(row: dict) -> dict | str:
     else:
         authors = _one_line(decode_latex(str(row.get("authors") or "")))
     categories = _one_line(row.get("categories")).split()
+    journal = _one_line(row.get("journal-ref"))
+    venue = journal if known_venue(journal) else f"arXiv {categories[0]}" if categories else "arXiv"  # published there
     return {
         "id": f"arXiv:{arxiv_id}", "title": _one_line(decode_latex(str(row.get("title") or ""))) or None,
         "authors": authors, "abstract": _one_line(row.get("abstract")),
-        "venue": f"arXiv {categories[0]}" if categories else "arXiv", "year": _arxiv_year(row),
+        "venue": venue, "year": _year_in(journal) if venue == journal and _year_in(journal) else _arxiv_year(row),
         "eprint": arxiv_id, "categories": " ".join(categories), "doi": _one_line(row.get("doi")),
         "journal_ref": _one_line(row.get("journal-ref")), "url": f"https://arxiv.org/abs/{arxiv_id}",
     }

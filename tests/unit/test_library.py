@@ -152,3 +152,32 @@ def test_oversized_title_and_author_list_keep_every_record(env, capsys, tmp_path
     assert main(["search", "graph learning at length", "--library", "odd", "--json", "--k", "4"]) == 0
     results = json.loads(capsys.readouterr().out)["results"]
     assert len(results) == 4 and max(len(json.dumps(r)) for r in results) < 100_000
+
+
+def test_one_conference_written_six_ways_is_one_venue_for_filters_and_counts(env, capsys, tmp_path):
+    """The same venue as JSONL, BibTeX, RIS, CSL-JSON, an arXiv row's journal-ref and an OpenReview note writes it
+    (#46 2): filters, counts and stats see one "NeurIPS 2020"; the string as written is kept in the record."""
+    abstract = "We study {0} in neural networks with a long and careful abstract about many things; {0} again. "
+    (tmp_path / "a.jsonl").write_text(json.dumps({"id": "j1", "title": "Jsonl Paper", "venue": "NeurIPS", "year": 2020,
+                                                  "abstract": abstract.format("jsonl")}))
+    (tmp_path / "b.bib").write_text("@inproceedings{b1, title={Bib Paper}, booktitle={Advances in Neural Information "
+                                    "Processing Systems}, year={2020}, abstract={" + abstract.format("bibtex") + "}}")
+    (tmp_path / "c.ris").write_text("TY  - CONF\nTI  - Ris Paper\nT2  - Advances in Neural Information Processing "
+                                    "Systems 33\nPY  - 2020\nAB  - " + abstract.format("ris") + "\nER  - \n")
+    (tmp_path / "d.json").write_text(json.dumps([{"id": "d1", "type": "paper-conference", "title": "Csl Paper",
+                                                  "container-title": "NeurIPS", "issued": {"date-parts": [[2020]]},
+                                                  "abstract": abstract.format("csl")}]))
+    (tmp_path / "e.jsonl").write_text(json.dumps({"id": "2006.00001", "title": "Arxiv Paper", "authors": "Ann Lee",
+                                                  "categories": "cs.LG", "versions": [{"created": "Mon, 1 Jun 2020"}],
+                                                  "journal-ref": "Advances in Neural Information Processing Systems 33 (NeurIPS 2020)",
+                                                  "abstract": abstract.format("arxiv")}))
+    (tmp_path / "f.json").write_text(json.dumps({"notes": [{"id": "o1", "forum": "o1", "content": {
+        "title": {"value": "Openreview Paper"}, "venue": {"value": "NeurIPS 2020 Poster"},
+        "abstract": {"value": abstract.format("openreview")}}}]}))
+    assert main(["ingest", "--quiet", "--library", "six", *map(str, sorted(tmp_path.glob("[a-f].*")))]) == 0
+    capsys.readouterr()
+    assert main(["stats", "--json"]) == 0
+    venues = json.loads(capsys.readouterr().out)["venues"]
+    assert venues.get("NeurIPS 2020", {}).get("papers") == 6, venues
+    assert main(["search", "neural networks", "--venue", "NeurIPS 2020", "--json", "--k", "10"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["results"]) == 6
