@@ -254,8 +254,6 @@ def bibtex_records(text: str):
     from bibtexparser.middlewares import (
         NormalizeFieldKeys,
         RemoveEnclosingMiddleware,
-        SeparateCoAuthors,
-        SplitNameParts,
     )
     from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, Entry, ParsingFailedBlock, String
 
@@ -298,7 +296,11 @@ def _bibtex_names(value: str, warnings: list[str]) -> tuple[list[str], bool]:
     """An author field -> (names first-name-first, whether it ends in 'and others'). A name BibTeX's rules cannot split
     ("weihongluo," in an official proceedings export) is tried without its stray commas, else kept as written, with a
     warning: one sloppy name no longer costs the whole entry."""
-    from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts, split_multiple_persons_names
+    from bibtexparser.middlewares.names import (
+        InvalidNameError,
+        parse_single_name_into_parts,
+        split_multiple_persons_names,
+    )
 
     names, truncated = [], False
     for raw in split_multiple_persons_names(str(value or "")):
