@@ -156,6 +156,13 @@ def _compound_word(name: str, title: str | None) -> bool:
     return bool(_COMPOUND.fullmatch(name.rstrip("*"))) and name.lower() not in (title or "").lower()
 
 
+def _fragment(name: str, after: str) -> bool:
+    """A hyphenated word that opens a longer capitalised phrase ("we propose Low-Rank Adaptation, or LoRA": "Low-Rank";
+    "Sample-Wise Activation Patterns") is a piece of that phrase, not the paper's name (17 of 4,870 ICLR/ICML 2024
+    labels were such pieces)."""
+    return "-" in name and bool(re.match(r"\s+[A-Z][a-z]", after))
+
+
 def _is_name(name: str) -> bool:
     """A method name (DRAGON, JKOnet*, OC-Flow), not a plural acronym of a concept (GNNs, LLMs)."""
     core = name.rstrip("*")
@@ -176,7 +183,7 @@ def make_label(text: str, title: str | None = None, max_chars: int = 60) -> str:
         for pattern in _IN_INTRO:
             for match in pattern.finditer(sentence):
                 name = match.group(1).strip("-,.")
-                if _is_name(name) and not _compound_word(name, title):
+                if _is_name(name) and not _compound_word(name, title) and not _fragment(name, sentence[match.end(1):]):
                     return name
     if not (title and method_name(title)):  # "the proposed integration scheme, named GLMix": the name it is given
         for match in _ANYWHERE.finditer(text):

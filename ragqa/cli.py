@@ -18,12 +18,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .cli_args import (  # noqa: F401  (json_line, _filters, _pipeline: also imported from here)
+from . import cli_args
+from .cli_args import (  # noqa: F401  (json_line, _filters: also imported from here)
     _add_filters,
     _check_export,
     _err,
     _filters,
-    _pipeline,
     _read_batch,
     _settings,
     export_cited,
@@ -69,7 +69,7 @@ def _stop_between_writes():
 
 
 def cmd_ingest(args) -> int:
-    pipeline = _pipeline(args)
+    pipeline = cli_args.pipeline_for(args)
     if args.status:
         return cmd_stats(args)
     received: list[int] = []
@@ -156,7 +156,7 @@ def _repair(pipeline, index) -> int:
 
 
 def cmd_library(args) -> int:
-    pipeline = _pipeline(args)
+    pipeline = cli_args.pipeline_for(args)
     if args.action == "remove":
         if not args.name:
             raise RagqaError("Name the library to remove: ragqa library remove NAME (see 'ragqa library list').")
@@ -173,7 +173,7 @@ def cmd_library(args) -> int:
 
 
 def cmd_stats(args) -> int:
-    stats = _pipeline(args).index(create=False).stats()
+    stats = cli_args.pipeline_for(args).index(create=False).stats()
     if args.json:
         print(json_line(stats))
         return 0
@@ -218,7 +218,7 @@ def cmd_search(args) -> int:
 
 
 def _search(args) -> int:
-    pipeline = _pipeline(args)
+    pipeline = cli_args.pipeline_for(args)
     _check_export(args)
     if args.batch:
         ids: list[str] = []

@@ -66,10 +66,11 @@ def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, 
 
 
 def cmd_ask(args) -> int:
-    from .cli_args import _check_export, _filters, _pipeline, _read_batch, export_cited
+    from . import cli_args
+    from .cli_args import _check_export, _filters, _read_batch, export_cited
     from .conversation import Conversation
 
-    pipeline = _pipeline(args)
+    pipeline = cli_args.pipeline_for(args)
     _check_export(args)
     if args.batch:
         cited: list[str] = []
@@ -95,10 +96,11 @@ def cmd_ask(args) -> int:
 
 
 def cmd_chat(args) -> int:
-    from .cli_args import _filters, _pipeline
+    from . import cli_args
+    from .cli_args import _filters
     from .conversation import Conversation
 
-    pipeline = _pipeline(args)
+    pipeline = cli_args.pipeline_for(args)
     conversation = Conversation(cited=[])
     print("ragqa chat — ask about the indexed papers. Commands: /new (forget the conversation), /quit.")
     _err("loading models ...")

@@ -32,7 +32,8 @@ def _settings(args):
     return Settings(**overrides)
 
 
-def _pipeline(args):
+def pipeline_for(args):
+    """The Pipeline a command's arguments ask for (tests replace it with one on prepared settings)."""
     from .pipeline import Pipeline
 
     return Pipeline(_settings(args))

@@ -3,14 +3,17 @@ paper"); never the opening words of its abstract. The label a prompt shows is pr
 """
 from __future__ import annotations
 
+from .clean import method_name
 from .corpus import authors_of
 
 
 def own_name(meta: dict) -> str | None:
     """A paper's title or method name, else its authors ("Basu et al."); None for an untitled,
     authorless listing, whose label is only the opening words of its abstract."""
-    label = meta.get("label") or ""
-    if meta.get("title") or (not label.endswith("…") and len(label.split()) <= 3):
+    label, title = meta.get("label") or "", meta.get("title") or ""
+    if title and title.startswith(label.rstrip("…")) and method_name(title):
+        return method_name(title)  # the label is the title, which leads with a name: "LoRA: Low-Rank Adaptation …" -> LoRA
+    if title or (not label.endswith("…") and len(label.split()) <= 3):
         return label
     surnames = [a.split()[-1] for a in authors_of(meta)]
     complete = not meta.get("authors_truncated")

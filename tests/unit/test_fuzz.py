@@ -367,7 +367,7 @@ def run_cli(pipeline, argv: list[str]) -> tuple[int, str, str]:
     from ragqa.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with mock.patch("ragqa.cli._pipeline", lambda args: pipeline), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with mock.patch("ragqa.cli_args.pipeline_for", lambda args: pipeline), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(argv)
     return code, out.getvalue(), err.getvalue()
 
