@@ -245,7 +245,9 @@ def to_csl_json(papers: list[Paper]) -> str:
 
 def _markdown_text(text: str) -> str:
     """One line of literal text: every character Markdown (or its HTML) could read as markup is backslash-escaped."""
-    return re.sub(r"([\\`*_\[\]<>&|~])", r"\\\1", plain(text))
+    text = re.sub(r"([\\`*_\[\]<>&|~])", r"\\\1", plain(text))
+    # what opens a list, a heading, a quote or a rule where a line starts ("- Ann", "1. Ann", "# Ann")
+    return re.sub(r"^(\d+)([.)])", r"\1\\\2", re.sub(r"^([-+#>=])", r"\\\1", text))
 
 
 def to_markdown(papers: list[Paper]) -> str:
