@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -30,11 +31,11 @@ QUESTIONS = [
 
 
 def _session(url: str, questions: list[str], out: list, lock: threading.Lock) -> None:
-    from gradio_client import Client
-
     try:
+        from gradio_client import Client
+
         client = Client(url, verbose=False)
-    except Exception as exc:  # a worker that cannot be reached fails every request of the session
+    except BaseException as exc:  # a worker that cannot be reached fails every request of the session
         with lock:
             out += [{"ok": False, "error": f"connect: {type(exc).__name__}: {str(exc)[:120]}"}] * len(questions)
         return
@@ -46,7 +47,8 @@ def _session(url: str, questions: list[str], out: list, lock: threading.Lock) ->
             chat = outputs[0]
             text = str(chat[-1]["content"]) if chat else ""
             ok = bool(text) and not text.startswith("⚠️")
-            row = {"ok": ok, "seconds": time.perf_counter() - start, "question": q, "cited": "[1]" in text}
+            row = {"ok": ok, "seconds": time.perf_counter() - start, "question": q,
+                   "cited": bool(re.search(r"\\*\[1\\*\]", text))}  # the chat's Markdown escapes its brackets
             if not ok:
                 row["error"] = text[:160]
         except Exception as exc:
