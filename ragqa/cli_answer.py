@@ -2,7 +2,8 @@
 ui/ and evals/ through the ragqa.commands entry points)."""
 from __future__ import annotations
 
-from .cli_args import _err, json_line
+from . import cli_args
+from .cli_args import _check_export, _err, _filters, _read_batch, export_cited, json_line
 from .errors import QueryError, RagqaError
 
 
@@ -66,8 +67,6 @@ def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, 
 
 
 def cmd_ask(args) -> int:
-    from . import cli_args
-    from .cli_args import _check_export, _filters, _read_batch, export_cited
     from .conversation import Conversation
 
     pipeline = cli_args.pipeline_for(args)
@@ -96,8 +95,6 @@ def cmd_ask(args) -> int:
 
 
 def cmd_chat(args) -> int:
-    from . import cli_args
-    from .cli_args import _filters
     from .conversation import Conversation
 
     pipeline = cli_args.pipeline_for(args)

@@ -19,7 +19,7 @@ from .corpus import Paper, authors_of, merge_papers
 from .errors import IndexMissingError, QueryError, VectorsMissingError
 from .spill import SpilledPages
 from .store import collection_name, drop_collection, get_collection, open_client
-from .writelock import write_lock
+from .writelock import store_lock
 
 if TYPE_CHECKING:  # llama-index is imported lazily: an unchanged re-ingest never needs it
     from collections.abc import Set as AbstractSet
@@ -249,7 +249,7 @@ class PaperIndex:
     def writing(self):
         """The store's write lock (writelock.py) for a block of writes: every write below takes it, so a second
         writer in any process is refused (StoreBusyError) before it changes anything."""
-        return write_lock(self.settings.write_lock_path(), self.settings.chroma_label())
+        return store_lock(self.settings)
 
     def reset_vectors(self) -> None:
         """Drop the collection (its vector index could not be read: StoreDamagedError) and create it empty; the
@@ -290,7 +290,7 @@ class PaperIndex:
         from .lexical import LexicalIndex
 
         def pages():  # by id: pages by offset rescan the table up to each page; the id list goes with the generator
-            wanted = [f"{pid}:{n}" for pid, count in self.catalog.chunk_counts().items() for n in range(count)]
+            wanted = self._chunk_ids()
             for start in range(0, len(wanted), _FETCH_BATCH):
                 ids = wanted[start:start + _FETCH_BATCH]
                 read = {cid for cid in ids if kept is None or cid.rsplit(":", 1)[0] in touched or cid not in kept}
@@ -472,6 +472,10 @@ class PaperIndex:
         have, rows = self._chunks_per_paper(), self.catalog.chunk_counts()
         return {pid: n - have[pid] for pid, n in rows.items() if have[pid] < n}, sorted(pid for pid in have if pid not in rows)
 
+    def _chunk_ids(self) -> list[str]:
+        """Every catalogued paper's chunk ids, `<paper id>:<n>` for n below its chunk count."""
+        return [f"{pid}:{n}" for pid, count in self.catalog.chunk_counts().items() for n in range(count)]
+
     def unindexed(self) -> list[str]:
         """Catalogued papers' chunk ids whose record Chroma holds but whose vector its vector index lacks (two writers at
         once wrote the index over each other's: such chunks are never found by a search, and a delete of one fails).
@@ -487,7 +491,7 @@ class PaperIndex:
                 half = len(ids) // 2
                 return missing(ids[:half]) + missing(ids[half:])
 
-        wanted = [f"{pid}:{n}" for pid, count in self.catalog.chunk_counts().items() for n in range(count)]
+        wanted = self._chunk_ids()
         return [cid for start in range(0, len(wanted), _FETCH_BATCH) for cid in missing(wanted[start:start + _FETCH_BATCH])]
 
     def embed_again(self, chunk_ids: list[str], embedder: "BaseEmbedding") -> int:

@@ -189,9 +189,9 @@ class Pipeline:
     def writing(self):
         """The store's write lock (writelock.py), taken before the store is opened: two writers opening a new store at
         once both ran Chroma's schema set-up ("table collections already exists")."""
-        from .writelock import write_lock
+        from .writelock import store_lock
 
-        return write_lock(self.settings.write_lock_path(), self.settings.chroma_label())
+        return store_lock(self.settings)
 
     def _save_views(self, index: PaperIndex) -> None:
         """After a write: the next search sees it, and the views a reader needs are saved for its cold start."""

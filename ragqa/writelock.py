@@ -69,6 +69,11 @@ def write_lock(path: Path, store: str):
         lock.release()
 
 
+def store_lock(settings):
+    """The write lock of the store these Settings name (Settings.write_lock_path), for PaperIndex and Pipeline alike."""
+    return write_lock(settings.write_lock_path(), settings.chroma_label())
+
+
 def _lock_file(path: Path, store: str) -> int:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -46,6 +46,7 @@ class AppState:
         self.message = "Starting…"
         self.ready = False
         self.ready_line = ""  # the Ready message, once start-up is done
+        self.model_down = False  # the language model could not be reached at the last try
         self.lock = threading.Lock()
 
     def set(self, message: str, ready: bool | None = None) -> None:
@@ -57,7 +58,7 @@ class AppState:
     def model(self, ready_line: str, failure: ModelError | None = None) -> None:
         """Ready, with the language model answering (failure None) or not: search and the Papers tab work either way,
         and each question tries the model again, so a server that comes back needs no restart."""
-        self.ready_line = ready_line
+        self.ready_line, self.model_down = ready_line, failure is not None
         self.set(ready_line if failure is None else
                  f"{ready_line.rstrip('.')}, but the language model is unavailable: {failure} Each question tries it again.",
                  ready=True)
@@ -208,7 +209,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                               + (f" · {'; '.join(answer.notes)}" if answer.notes else "")
                               + (f" · repairs: {', '.join(answer.guards)}" if answer.guards else ""))
                     yield shown(sources_panel(answer, sources, result.hits if result else [], status), group_chart(answer))
-            if answer.mode == "llm" and "unavailable" in state.message and state.ready_line:
+            if answer.mode == "llm" and state.model_down:
                 state.model(state.ready_line)  # the model answered again
         except RagqaError as exc:
             chat[-1]["content"] = f"⚠️ {inert(str(exc))}"  # (a half-streamed answer is replaced, never kept)
