@@ -29,8 +29,10 @@ from .compose import (
     lead,
     list_items,
     quote_top_up,
+    record_text,
     weaker_heading,
 )
+from .corpus import without_abstract
 from .evidence import fit_budget, select_evidence
 from .guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from .intent import COUNT, EXPLAIN, GROUP, LIST, asks_field, asks_newest, classify, group_key
@@ -154,6 +156,11 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         yield from _field_answer(question, field, hits[: settings.explain_papers], retrieved, start, timings, finish, result,
                                  judgement)
         return
+    named_bare = [h for h in hits if h.paper_id in set(judgement.named) and without_abstract(h.meta)]
+    if named_bare or all(without_abstract(h.meta) for h in hits):  # asked what a paper held without its abstract says
+        yield from _record_answer(question, named_bare or hits[:1], retrieved, start, timings, finish, result, judgement)
+        return
+    hits = [h for h in hits if not without_abstract(h.meta)]  # a title is no evidence of what a paper says
     sources = select_evidence(qvec, hits, pipeline.embedder, settings, result.query, cache=pipeline.searcher.sentences)
     sources = fit_budget(sources, settings)
     timings["retrieve_s"] = round(time.perf_counter() - start, 3)
@@ -272,6 +279,18 @@ def _field_answer(question, field, hits, retrieved, start, timings, finish, resu
     timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("token", delta=text)
     yield finish(Answer(question, text, False, "record", "", citations=make_citations([s.n for s in sources], sources),
+                        retrieved=retrieved, form=EXPLAIN, judgement=judgement.as_json()))
+
+
+def _record_answer(question, hits, retrieved, start, timings, finish, result, judgement):
+    """What a paper held without its abstract says cannot be answered: its record, cited, and that."""
+    sources = [Source(n=n, hit=h, evidence=(byline(h.meta),)) for n, h in enumerate(hits, 1)]
+    timings["retrieve_s"] = round(time.perf_counter() - start, 3)
+    yield Event("retrieved", result=result, sources=sources)
+    text = record_text(question, sources)
+    timings["first_token_s"] = round(time.perf_counter() - start, 3)
+    yield Event("token", delta=text)
+    yield finish(Answer(question, text, False, "record", "no abstract", citations=make_citations([s.n for s in sources], sources),
                         retrieved=retrieved, form=EXPLAIN, judgement=judgement.as_json()))
 
 

@@ -45,6 +45,7 @@ CREATE INDEX IF NOT EXISTS papers_shown ON papers(COALESCE(venue, ''), COALESCE(
 CREATE INDEX IF NOT EXISTS papers_topic ON papers(topic);
 CREATE INDEX IF NOT EXISTS papers_newest ON papers(COALESCE(year, 0) DESC, label, paper_id);
 CREATE INDEX IF NOT EXISTS authors_name ON authors(name COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS papers_title ON papers(lower(title));
 """
 # the name index (names.py): full-text postings of each paper's label, title and text, kept in step with `papers` by
 # triggers, so every catalog write updates it and no reader builds it
@@ -412,6 +413,10 @@ class Catalog:
 
     def with_source_ids(self, source_ids: list[str]) -> dict[str, tuple[Paper, int]]:
         return self._select_in("source_id", source_ids)
+
+    def titled(self, titles: list[str]) -> dict[str, tuple[Paper, int]]:
+        """Papers whose title is one of these, case ignored (a record without an abstract meets its full version)."""
+        return self._select_in("lower(title)", sorted({t.lower() for t in titles if t}))
 
     def _select_in(self, column: str, values: list[str]) -> dict[str, tuple[Paper, int]]:
         out: dict[str, tuple[Paper, int]] = {}

@@ -106,8 +106,11 @@ def _ingest(pipeline, args) -> int:
     result = pipeline.ingest(report, progress=not args.quiet, library=args.library)
     for line in result.skipped:
         _err(f"skipped paper {line}")
-    print(f"indexed {result.papers} papers into {pipeline.index().name}: {result.new_papers} new, "
-          f"{result.updated_papers} updated, {result.repaired_papers} repaired, {result.replaced_papers} older versions replaced, "
+    bare = (f" ({result.metadata_only} without an abstract: searchable by title, authors, venue and year)"
+            if result.metadata_only else "")
+    merged = f", {result.merged_records} records without an abstract merged into their paper" if result.merged_records else ""
+    print(f"indexed {result.papers} papers{bare} into {pipeline.index().name}: {result.new_papers} new, "
+          f"{result.updated_papers} updated, {result.repaired_papers} repaired, {result.replaced_papers} older versions replaced{merged}, "
           f"{result.chunks} chunks, {result.embedded_chunks} embedded in {time.perf_counter() - started:.1f} s")
     return 0 if not errors else 2
 

@@ -11,7 +11,7 @@ from .answer import Source
 from .citations import split_answer_sentences
 from .clean import CJK
 from .config import Settings
-from .corpus import authors_of
+from .corpus import authors_of, without_abstract
 from .naming import own_name, paper_name
 from .retrieve import SearchResult
 from .sentences import content_words, own_part_first
@@ -84,13 +84,31 @@ def list_items(question: str, question_vec, sources: list[Source], cache) -> lis
     chinese = bool(CJK.search(question))
     items = []
     for s, (sentences, vectors) in zip(sources, cache.get([s.hit for s in sources])):
+        name, by = display_name(s.hit.meta, chinese), byline(s.hit.meta)
+        head = f"**{name}** ({by})" if by else f"**{name}**"
+        if without_abstract(s.hit.meta):  # its record is the evidence: the title is not quoted as if it were text
+            items.append((s.n, f"{head}: {NO_ABSTRACT_ZH if chinese else NO_ABSTRACT} [{s.n}]", by or name))
+            continue
         sentence = best_sentence(question_vec, sentences, vectors)
         if not sentence:
             continue
-        name, by = display_name(s.hit.meta, chinese), byline(s.hit.meta)
-        head = f"**{name}** ({by})" if by else f"**{name}**"
         items.append((s.n, f"{head}: {sentence} [{s.n}]", sentence))
     return items
+
+
+NO_ABSTRACT = "(no abstract in the library: its record only)"
+NO_ABSTRACT_ZH = "（库中没有摘要，仅有题录信息）"
+
+
+def record_text(question: str, sources: list[Source]) -> str:
+    """Papers the library holds without an abstract, asked what they say: who wrote each, where and when, cited to its
+    record, and that the rest cannot be answered from the library."""
+    zh = bool(CJK.search(question))
+    lines = [field_text(question, "authors", [s], {s.hit.paper_id}) for s in sources]
+    tail = ("库中只有这些论文的题录信息（没有摘要），无法据此回答其内容；导入带摘要的记录后即可回答。" if zh else
+            "The library holds only the record of this paper, no abstract, so what it proposes cannot be answered from "
+            "it; import a record with its abstract to ask about its content.")
+    return "\n".join(lines + [tail])
 
 
 def weaker_heading(question: str) -> str:

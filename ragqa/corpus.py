@@ -45,6 +45,12 @@ class Paper:
     extra: tuple[tuple[str, str], ...] = ()  # keywords, track, ... as (name, value)
     sources: tuple[str, ...] = ()
 
+    @property
+    def metadata_only(self) -> bool:
+        """A record without an abstract (a .bib entry of title and authors): searchable by its title and answerable for
+        who wrote it, where and when, in lists and counts; never evidence for what it says (its text is its title)."""
+        return not self.abstract
+
     def author_line(self) -> str:
         line = ", ".join(self.authors)
         return f"{line} et al." if self.authors_truncated and line else line
@@ -73,6 +79,12 @@ def authors_of(meta: dict) -> list[str]:
     return [a.strip() for a in (meta.get("authors") or "").split("; ") if a.strip()]
 
 
+def without_abstract(meta: dict) -> bool:
+    """A flat record (Hit.meta) of a metadata-only paper (Paper.metadata_only); a chunk's metadata, which carries no
+    abstract field, is not one."""
+    return "abstract" in meta and not meta["abstract"]
+
+
 def libraries_of(meta: dict) -> list[str]:
     """The libraries a flat record belongs to (joined with "; " like its authors)."""
     return [name for name in (meta.get("libraries") or "").split("; ") if name]
@@ -83,6 +95,39 @@ def paper_id_for(abstract: str) -> str:
     norm = unicodedata.normalize("NFKC", abstract).lower()
     norm = re.sub(r"[^\w]+", " ", norm).strip()
     return hashlib.sha1(norm.encode("utf-8")).hexdigest()[:16]
+
+
+def title_key(title: str | None) -> str:
+    """A title folded for identity: case, accents' width forms and punctuation ignored."""
+    return " ".join(re.findall(r"\w+", unicodedata.normalize("NFKC", title or "").casefold()))
+
+
+def surname_key(authors) -> str:
+    """The first author's surname, folded ("Vaswani, Ashish" and "Ashish Vaswani" agree)."""
+    if not authors:
+        return ""
+    first = authors[0].strip()
+    surname = first.split(",")[0] if "," in first else (first.split() or [""])[-1]
+    return title_key(surname)
+
+
+_ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/([^\s?#]+?)(?:v\d+)?(?:\.pdf)?$", re.I)
+_OPENREVIEW_URL = re.compile(r"openreview\.net/(?:forum|pdf)\?id=([\w-]+)", re.I)
+
+
+def record_identity(title: str | None, authors, year: int | None, extra: dict) -> str:
+    """What makes a record without an abstract one paper: its DOI, arXiv id or OpenReview id when it has one, else its
+    folded title + first author's surname + year (never its citekey: a key is a label two papers can share)."""
+    doi = (extra.get("doi") or "").strip().lower().removeprefix("https://doi.org/")
+    if doi:
+        return f"doi:{doi}"
+    url = extra.get("url") or ""
+    arxiv = (extra.get("eprint") or "").strip() or (m.group(1) if (m := _ARXIV_URL.search(url)) else "")
+    if arxiv:
+        return "arxiv:" + re.sub(r"v\d+$", "", arxiv.lower().removeprefix("arxiv:"))
+    if m := _OPENREVIEW_URL.search(url):
+        return f"openreview:{m.group(1)}"
+    return f"title:{title_key(title)}|{surname_key(authors)}|{year or ''}"
 
 
 def load_manifest(data_dir: Path) -> dict[str, dict]:
@@ -127,9 +172,9 @@ def _with_listed_metadata(paper: "Paper", facts: dict) -> "Paper":
 
 def _make_paper(abstract: str, source: str, **fields) -> Paper:
     """The id hashes the abstract as given; the text (embedded, shown, quoted), the title, authors, venue and topic
-    lose control/format characters and chat role markers (untrusted.strip_controls)."""
+    lose control/format characters and chat role markers (untrusted.strip_controls). Without an abstract the paper is
+    metadata-only: its text is its title and its id hashes its identity (record_identity)."""
     abstract = abstract.strip()
-    text = strip_controls(clean_text(abstract))
     if fields.get("title"):
         fields["title"] = strip_controls(fields["title"]).strip() or None
     for key in ("venue", "topic"):  # a NUL or a bidi override in metadata is shown, filtered on and exported
@@ -137,8 +182,16 @@ def _make_paper(abstract: str, source: str, **fields) -> Paper:
             fields[key] = strip_controls(fields[key]).strip() or None
     if fields.get("authors"):
         fields["authors"] = tuple(name for name in (strip_controls(n).strip() for n in fields["authors"]) if name)
+    if abstract:
+        text, paper_id = strip_controls(clean_text(abstract)), paper_id_for(abstract)
+    else:
+        if not re.search(r"[^\W\d_]", fields.get("title") or ""):  # no letter: nothing that names a paper
+            raise ValueError("no abstract and no title")
+        text = strip_controls(clean_text(fields["title"]))
+        identity = record_identity(fields["title"], fields.get("authors"), fields.get("year"), dict(fields.get("extra", ())))
+        paper_id = "m" + paper_id_for(identity)[1:]  # a metadata-only id never equals an abstract's
     return Paper(
-        paper_id=paper_id_for(abstract), abstract=abstract, text=text,
+        paper_id=paper_id, abstract=abstract, text=text,
         label=make_label(text, fields.get("title")), sources=(source,), **fields,
     )
 
@@ -267,8 +320,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _record_to_paper(record: dict, source: str) -> Paper:
     abstract = _text_field(record, "abstract", "text").strip()
-    if not abstract:
-        raise ValueError("no abstract")
     authors = record.get("authors") or ()
     if isinstance(authors, str):
         authors, truncated = _split_authors(_text_field(record, "authors"))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .catalog import DEFAULT_LIBRARY, Catalog
 from .config import Settings
-from .corpus import Paper, authors_of, merge_papers
+from .corpus import Paper, authors_of, merge_papers, surname_key, title_key
 from .errors import IndexMissingError, QueryError, VectorsMissingError
 from .spill import SpilledPages
 from .store import collection_name, drop_collection, get_collection, open_client
@@ -43,6 +43,8 @@ class IngestReport:
     embedded_chunks: int = 0
     repaired_papers: int = 0  # stored incomplete (a killed run), missing chunks embedded now
     replaced_papers: int = 0  # an older version (same record id and title, other text) removed
+    metadata_only: int = 0  # of `papers`: records without an abstract, indexed by their title (Paper.metadata_only)
+    merged_records: int = 0  # records without an abstract whose paper is indexed with its abstract, merged into it
     skipped: list[str] = field(default_factory=list)  # one line per paper not indexed, with the reason
     seconds: float = 0.0
 
@@ -526,6 +528,30 @@ class PaperIndex:
         repairs every paper: 436,563 records held at once peaked at 6.7 GB)."""
         return CatalogPapers(self.catalog, paper_ids)
 
+    def _merge_records(self, papers: list[Paper], report: IngestReport, library: str) -> list[Paper]:
+        """These papers less the records without an abstract whose paper is here or stored with one (the same folded
+        title and first author): its metadata goes into that paper, which joins `library`."""
+        bare = [p for p in papers if p.metadata_only]
+        if not bare:
+            return papers
+        keys = {(title_key(p.title), surname_key(p.authors)): p for p in papers if not p.metadata_only}
+        stored = {(title_key(p.title), surname_key(p.authors)): p for p, _ in self.catalog.titled([p.title or "" for p in bare]).values()
+                  if not p.metadata_only}
+        full, dropped = {p.paper_id: p for p in papers}, set()
+        for record in bare:
+            key = (title_key(record.title), surname_key(record.authors))
+            match = keys.get(key) or stored.get(key)
+            if match is None:
+                continue
+            dropped.add(record.paper_id)
+            report.merged_records += 1
+            merged = merge_papers(match, record)  # the full paper's id, text and label; the record's fields it lacks
+            if match.paper_id in full:
+                full[match.paper_id] = merged
+            else:  # stored: its row takes the record's fields, its chunks stay
+                self.catalog.upsert([merged], {match.paper_id: self.catalog.get([match.paper_id])[match.paper_id][1]}, library)
+        return [full[p.paper_id] for p in papers if p.paper_id not in dropped]
+
     def _superseded(self, papers: list[Paper]) -> list[str]:
         """Stored papers that an incoming record replaces: the same record id and the same title
         (or the same source file), with other text (a corrected abstract)."""
@@ -538,6 +564,21 @@ class PaperIndex:
             new = incoming[old.source_id]
             same_title = (old.title or "").strip().lower() == (new.title or "").strip().lower()
             if pid not in ids and (same_title or set(new.sources) & set(old.sources)):
+                out.append(pid)
+        return out
+
+    def _completed(self, papers: list[Paper]) -> list[str]:
+        """Stored records without an abstract that an incoming paper with one completes (the same folded title and
+        first author): removed from every library, the full paper joining each of them."""
+        full = {(title_key(p.title), surname_key(p.authors)): p for p in papers if not p.metadata_only and p.title}
+        if not full:
+            return []
+        out = []
+        for pid, (old, _) in self.catalog.titled([p.title for p in full.values()]).items():
+            new = full.get((title_key(old.title), surname_key(old.authors)))
+            if old.metadata_only and new is not None:
+                for name in self.catalog.library_of([pid]).get(pid, []):
+                    self.catalog.join_library([new.paper_id], name)
                 out.append(pid)
         return out
 
@@ -612,8 +653,9 @@ class PaperIndex:
                                       f"{len(paper.abstract):,}-character abstract (limit {limit:,}, RAGQA_MAX_ABSTRACT_CHARS); not indexed")
             else:
                 kept.append(paper)
-        papers = kept
+        papers = self._merge_records(kept, report, library)
         report.papers += len(papers)
+        report.metadata_only += sum(p.metadata_only for p in papers)
         stored = self.catalog.get([p.paper_id for p in papers])
         expected = [f"{pid}:{n}" for pid, (_, count) in stored.items() for n in range(count)]
         present = self._present(expected)
@@ -652,6 +694,10 @@ class PaperIndex:
             self.catalog.leave(sorted(set(superseded) - set(only_here)), library)
             self.delete_papers(only_here)
             report.replaced_papers += len(superseded)
+        completed = [pid for pid in self._completed(papers) if pid not in superseded]
+        if completed:
+            self.delete_papers(completed)
+            report.replaced_papers += len(completed)
 
     def _write(self, work: list[Paper], stored_ids: set[str], changed: set[str], embedder, progress: bool,
                report: IngestReport, library: str) -> None:

@@ -32,6 +32,7 @@ from .spelling import correct, corrections, english_words, slips
 from .terms import terms
 from .views import VIEWS  # noqa: F401
 
+_YEAR_SUFFIX = re.compile(r"\s+(?:19|20)\d\d$")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # a method name: an inner capital or a digit (LoRA, DPO, GPT-4, JKOnet*), or a capitalised word after "the"
 _KIND = re.compile(r"-(?:style|like|type|based|inspired)$", re.I)  # "ROME-style": in the manner of ROME
@@ -276,6 +277,20 @@ class Searcher:
     def years(self) -> list[int]:
         return self._facet("year")
 
+    def venue_series(self) -> dict[str, list[str]]:
+        """A venue without its year ("NeurIPS") -> the indexed venues of that series ("NeurIPS 2017", "NeurIPS 2020"),
+        for series indexed under more than one year or only under years (a filter on "NeurIPS" admits every year)."""
+        series: dict[str, list[str]] = {}
+        for venue in self.venues():
+            name = _YEAR_SUFFIX.sub("", venue)
+            if name != venue:
+                series.setdefault(name, []).append(venue)
+        return {name: values for name, values in series.items() if name not in self.venues()}
+
+    def venue_values(self, venue: str) -> list[str]:
+        """The indexed venues a venue filter admits: itself, or every year of a series (venue_series)."""
+        return self.venue_series().get(venue) or [venue]
+
     def topics(self) -> list[str]:
         return self._facet("topic")
 
@@ -283,7 +298,7 @@ class Searcher:
     def check_filters(self, filters: Filters) -> Filters:
         """Canonical venue spelling; unknown venue/year/author/topic -> QueryError naming the choices."""
         if filters.venue:
-            venues = {v.lower(): v for v in self.venues()}
+            venues = {v.lower(): v for v in self.venues()} | {s.lower(): s for s in self.venue_series()}
             if filters.venue.lower() not in venues:
                 raise QueryError(f"Unknown venue {filters.venue!r}. Indexed venues: {', '.join(self.venues()) or 'none'}.")
             filters = replace(filters, venue=venues[filters.venue.lower()])
@@ -372,6 +387,9 @@ class Searcher:
             choices = [v for v in self.venues() if v.lower().startswith(named[0]) and (not years or str(years[0]) in v)]
             if len(choices) == 1:
                 return _parsed(filters, notes, "venue", choices[0]), notes
+            series = {_YEAR_SUFFIX.sub("", v) for v in choices}
+            if not years and len(series) == 1 and series <= set(self.venue_series()):  # "NeurIPS": every year of it
+                return _parsed(filters, notes, "venue", series.pop()), notes
         if len(years) == 1:
             return _parsed(filters, notes, "year", years[0]), notes
         return filters, notes
@@ -447,7 +465,8 @@ class Searcher:
     def _admitted(self, filters: Filters) -> frozenset[str]:
         sets = []
         if filters.venue:
-            sets.append(self._postings("venue").get(filters.venue, set()))
+            postings = self._postings("venue")
+            sets.append(set().union(*(postings.get(v, set()) for v in self.venue_values(filters.venue))))
         if filters.year is not None:
             sets.append(self._postings("year").get(filters.year, set()))
         for name in ("author", "topic", "status", "library"):
@@ -474,12 +493,12 @@ class Searcher:
         got = self.index.collection.query(query_embeddings=[embedding], n_results=max(1, n), where=where, include=["distances"])
         return list(zip(got["ids"][0], got["distances"][0]))
 
-    @staticmethod
-    def _where(filters: Filters, allowed: set[str] | None) -> dict | None:
+    def _where(self, filters: Filters, allowed: set[str] | None) -> dict | None:
         """Chroma's `where` for the filters: venue and year by the chunks' own keys, the rest by admitted paper."""
         conditions = []
         if filters.venue:
-            conditions.append({"venue": filters.venue})
+            values = self.venue_values(filters.venue)
+            conditions.append({"venue": values[0]} if len(values) == 1 else {"venue": {"$in": values}})
         if filters.year is not None:
             conditions.append({"year": filters.year})
         if (filters.author or filters.topic or filters.status or filters.library) and allowed is not None:

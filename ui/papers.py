@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import gradio as gr
 
+from ragqa.corpus import without_abstract
 from ragqa.errors import RagqaError
 from ragqa.retrieve import Filters
 from ui.choices import ANY, LIVE, chosen
@@ -30,7 +31,7 @@ def paper_row(meta: dict) -> list[str]:
     """One row of the table (all values text), in HEADERS order."""
     return [meta.get("title") or meta.get("label") or "", meta.get("venue") or "", meta.get("status") or "",
             (meta.get("libraries") or "").replace("; ", ", "), meta.get("topic") or "",
-            (meta.get("authors") or "").replace("; ", ", "), _start(meta.get("text") or "")]
+            (meta.get("authors") or "").replace("; ", ", "), "(no abstract)" if without_abstract(meta) else _start(meta.get("text") or "")]
 
 
 SHOWN = 500  # rows the table holds; the rest are counted, and found with words or facets

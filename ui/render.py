@@ -7,6 +7,7 @@ import html
 import re
 
 from ragqa.answer import Answer, Source
+from ragqa.corpus import without_abstract
 from ragqa.hits import Hit
 
 CSS = """
@@ -51,6 +52,8 @@ def highlight(text: str, sentences: tuple[str, ...] | list[str]) -> str:
     return out
 
 
+NO_ABSTRACT_NOTE = ("No abstract in the library: this paper is searchable and listed by its title, authors, venue and "
+                    "year, and never quoted as evidence. Import a record with its abstract to ask about its content.")
 FLAG_NOTE = ("This abstract has sentences addressed to the model or reader; those sentences are never quoted or given "
              "to the model (they are found by wording patterns, which can miss a reworded one).")
 
@@ -70,7 +73,8 @@ def card(hit: Hit, n: int | None, evidence: tuple[str, ...] | list[str] = (), ci
         f'<div class="rq-meta">{where}{" — " + _e(authors) if authors else ""}</div>'
         f'<div class="rq-meta">{_e(score)}</div>'
         + (f'<div class="rq-meta rq-flag">⚠ {_e(FLAG_NOTE)}</div>' if m.get("flags") else "")
-        + f'<div class="rq-abs">{highlight(m.get("text") or hit.text, evidence)}</div></div>'
+        + (f'<div class="rq-abs rq-bare">{_e(NO_ABSTRACT_NOTE)}</div></div>' if without_abstract(m) else
+           f'<div class="rq-abs">{highlight(m.get("text") or hit.text, evidence)}</div></div>')
     )
 
 
@@ -155,7 +159,8 @@ def paper_record(meta: dict | None, links: list[tuple[str, str]] = (), message: 
                     for label, url in links)
     title = meta.get("title") or meta.get("label")
     return (f'<div class="rq-record" data-paper="{_e(meta.get("paper_id"))}"><h3>{_e(title)}</h3><dl>{rows}</dl>'
-            f'<div class="rq-abs">{_e(meta.get("text") or meta.get("abstract"))}</div></div>')
+            f'<div class="rq-abs">{_e(NO_ABSTRACT_NOTE if without_abstract(meta) else meta.get("text") or meta.get("abstract"))}'
+            '</div></div>')
 
 
 def status_line(message: str) -> str:
@@ -182,10 +187,12 @@ def ingest_report(library: str, filename: str, load, errors: list[str], result=N
         known = result.papers - result.new_papers - result.updated_papers - result.repaired_papers
         counts = [f"{result.new_papers} new"] + [f"{n} {what}" for n, what in (
             (result.updated_papers, "updated"), (result.repaired_papers, "repaired"), (known, "already indexed"),
-            (result.replaced_papers, "older versions replaced")) if n > 0]
+            (result.replaced_papers, "older versions replaced"), (result.metadata_only, "without an abstract (title, authors, "
+            "venue and year only)"), (result.merged_records, "records without an abstract merged into their paper")) if n > 0]
         head = (f"<div><b>Library {_e(library)}</b>: {_n(result.papers, 'paper')} indexed ({', '.join(counts)}; "
                 f"{_n(result.embedded_chunks, 'chunk')} embedded in {result.seconds:.1f} s). The chat can ask about them now.</div>")
-    sections = [("Skipped records", [f"{s.source}: {s.reason}" for s in load.skipped]), ("Unreadable files", errors),
+    sections = [("Skipped records", [f"{s.source}: {s.reason}" for s in load.skipped]),
+                ("Kept with a warning", [f"{w.source}: {w.reason}" for w in load.warnings]), ("Unreadable files", errors),
                 ("Not indexed", list(result.skipped) if result is not None else [])]
     parts = [head, f"<div>Read {_n(load.entries, 'record')} from {_e(filename)}: {', '.join(read)}.</div>"]
     for title, lines in sections:

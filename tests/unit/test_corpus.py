@@ -114,24 +114,28 @@ def test_jsonl_records_and_bad_lines(tmp_path):
         {"id": "b", "title": "No abstract", "authors": [], "abstract": "", "venue": "ICLR", "year": 2024},
         {"id": "a", "title": "Same id", "abstract": ABSTRACT2, "venue": "ICLR", "year": 2024},
         {"id": "c", "title": "Bad year", "abstract": ABSTRACT2, "venue": "ICLR", "year": "soon"},
+        {"id": "d", "title": "", "abstract": "", "venue": "ICLR", "year": 2024},
     ]
     path = tmp_path / "p.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n{not json\n[1, 2]\n")
     report = load_file(path)
-    assert [p.source_id for p in report.papers] == ["a"]
+    assert [p.source_id for p in report.papers] == ["a", "b"]  # b: kept without an abstract, as its record
+    assert [p.metadata_only for p in report.papers] == [False, True] and report.papers[1].text == "No abstract"
     paper = report.papers[0]
     assert paper.venue == "ICLR 2024" and paper.label == "FooNet" and paper.title == "Foo: A Net" and dict(paper.extra)["keywords"] == "x, y"
     reasons = " | ".join(s.reason for s in report.skipped)
-    for expected in ("no abstract", "duplicate id 'a' with different text", "year 'soon'", "invalid JSON", "not a JSON object"):
+    for expected in ("no abstract and no title", "duplicate id 'a' with different text", "year 'soon'", "invalid JSON",
+                     "not a JSON object"):
         assert expected in reasons
     assert len(report.skipped) == 5
 
 
 def test_csv_records(tmp_path):
     path = tmp_path / "p.csv"
-    path.write_text(f'id,title,authors,abstract,venue,year\n1,T,"Ann A; Bob B","{ABSTRACT}",ICML 2024,2024\n2,U,,,ICML 2024,2024\n')
+    path.write_text(f'id,title,authors,abstract,venue,year\n1,T,"Ann A; Bob B","{ABSTRACT}",ICML 2024,2024\n2,U,,,ICML 2024,2024\n'
+                    '3,,,,ICML 2024,2024\n')
     report = load_file(path)
-    assert len(report.papers) == 1 and report.papers[0].authors == ("Ann A", "Bob B")
+    assert len(report.papers) == 2 and report.papers[0].authors == ("Ann A", "Bob B") and report.papers[1].metadata_only
     assert report.papers[0].venue == "ICML 2024" and len(report.skipped) == 1
 
 

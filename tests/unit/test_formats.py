@@ -60,19 +60,20 @@ def test_file_saved_with_another_extension_loads_the_same(tmp_path, fixture, sav
 
 
 # -- every fixture: good records load, each bad one is one clear skip ---------------------------
-@pytest.mark.parametrize("fixture,n_papers,skips", [
-    ("zotero.bib", 12, {"zotero.bib:smith2020foo": "no abstract",  # both dup2024 entries are kept: a key is a label
-                        "zotero.bib:line 117": "malformed @article entry 'broken2021'"}),
-    ("zotero-utf16.bib", 3, {}),
-    ("endnote.ris", 6, {"endnote.ris:line 67": "no abstract", "endnote.ris:line 73": "text outside a record"}),
-    ("arxiv-snapshot.jsonl", 7, {"arxiv-snapshot.jsonl:line 8": "no abstract",
-                                 "arxiv-snapshot.jsonl:line 9": "invalid JSON"}),
-    ("openreview-v2.json", 5, {"openreview-v2.json:item 5": "no abstract"}),
-    ("openreview-v1.jsonl", 5, {"openreview-v1.jsonl:line 6": "not an OpenReview note"}),
+@pytest.mark.parametrize("fixture,n_papers,bare,skips", [
+    # both dup2024 entries are kept (a key is a label); a record without an abstract is kept as its record
+    ("zotero.bib", 13, 1, {"zotero.bib:line 117": "malformed @article entry 'broken2021'"}),
+    ("zotero-utf16.bib", 3, 0, {}),
+    ("endnote.ris", 7, 1, {"endnote.ris:line 73": "text outside a record"}),
+    ("arxiv-snapshot.jsonl", 8, 1, {"arxiv-snapshot.jsonl:line 9": "invalid JSON"}),
+    ("openreview-v2.json", 6, 1, {}),
+    ("openreview-v1.jsonl", 5, 0, {"openreview-v1.jsonl:line 6": "not an OpenReview note"}),
 ])
-def test_fixture_loads_good_records_and_reports_each_bad_one(fixture, n_papers, skips):
+def test_fixture_loads_good_records_and_reports_each_bad_one(fixture, n_papers, bare, skips):
     report = load_file(LIBRARIES / fixture)
     assert len(report.papers) == n_papers
+    assert sum(p.metadata_only for p in report.papers) == bare
+    assert all(p.title and p.text == p.title for p in report.papers if p.metadata_only)
     assert len(report.skipped) == len(skips)
     for skip in report.skipped:
         assert skips[skip.source] in skip.reason and "\n" not in skip.reason
@@ -86,7 +87,7 @@ def test_fixture_abstracts_hash_like_the_source_corpus(fixture):
         pytest.skip("shared corpora not available")
     ids = {paper_id_for(json.loads(line)["abstract"]) for name in ("iclr2024.jsonl", "icml2024.jsonl")
            for line in (CORPORA / name).open(encoding="utf-8")}
-    real = [p for p in load_file(LIBRARIES / fixture).papers if p.source_id not in HAND_WRITTEN]
+    real = [p for p in load_file(LIBRARIES / fixture).papers if p.source_id not in HAND_WRITTEN and not p.metadata_only]
     assert real and all(p.paper_id in ids for p in real)
 
 
@@ -281,7 +282,7 @@ def test_folder_reads_bib_and_ris_and_reports_unsupported_files(tmp_path):
     (tmp_path / ".DS_Store").write_bytes(b"\x00\x01")
     (tmp_path / "sub").mkdir()
     report, errors = load_paths([tmp_path])
-    assert len(report.papers) == 12 + 6  # zotero.bib's two dup2024 entries are two papers
+    assert len(report.papers) == 13 + 7  # zotero.bib's two dup2024 entries are two papers; records without an abstract kept
     assert errors == [f"{tmp_path / 'README'}: unsupported format (no extension) (use .txt, .jsonl, .json, .csv, .bib, .ris)",
                       f"{tmp_path / 'paper.pdf'}: unsupported format .pdf (use .txt, .jsonl, .json, .csv, .bib, .ris)"]
 
@@ -292,7 +293,7 @@ def test_several_paths_at_once_merge_duplicates(tmp_path):
     folder.mkdir()
     shutil.copy(LIBRARIES / "endnote.ris", folder / "endnote.ris")
     report, errors = load_paths([LIBRARIES / "zotero.bib", LIBRARIES / "zotero.bib", folder])
-    assert errors == [] and len(report.papers) == 12 + 6 and report.duplicates_merged == 12
+    assert errors == [] and len(report.papers) == 13 + 7 and report.duplicates_merged == 13
 
 
 def test_csl_json_from_a_reference_manager_is_read_by_content(tmp_path):

@@ -171,8 +171,11 @@ def csv_docs(draw, delimiter: str) -> Doc:
     data = draw(st.sampled_from(BOMS)) + "".join(written).encode("utf-8")
     a = columns.index("abstract")
     junk_at = {line: row for line, (kind, row) in zip(starts, items) if kind == "junk"}
-    no_abstract = {line for line, row in junk_at.items() if len(row) <= a or not row[a].strip()}
-    return Doc(data, {pid for _, pid in goods}, set(junk_at), no_abstract)
+    t = columns.index("title")
+    # a row without an abstract is kept as its record when its title has a letter (Paper.metadata_only), else skipped
+    no_record = {line for line, row in junk_at.items() if (len(row) <= a or not row[a].strip())
+                 and not (len(row) > t and re.search(r"[^\W\d_]", row[t]))}
+    return Doc(data, {pid for _, pid in goods}, set(junk_at), no_record)
 
 
 def _csv_line(row: list[str], delimiter: str, eol: str) -> str:
