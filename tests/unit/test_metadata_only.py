@@ -11,6 +11,7 @@ from ragqa.ask import ask
 from ragqa.config import Settings
 from ragqa.corpus import load_paths
 from ragqa.pipeline import Pipeline
+from ragqa.retrieve import Filters
 from tests.fakes import ScriptedLLM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,3 +86,43 @@ def test_a_record_completed_by_a_later_import_replaces_the_bare_one(library, tmp
     lora = [p for p, _ in pipeline.index().catalog.all().values() if p.title.startswith("LoRA")]
     assert len(lora) == 1 and not lora[0].metadata_only
     assert set(pipeline.index().catalog.library_of([lora[0].paper_id])[lora[0].paper_id]) == {"default", "other"}
+
+
+ABSTRACT = "We study {} with a method that we describe in enough words to be an abstract of a paper, and we report results."
+SOURCES = {  # one ICLR 2024 paper per format, its venue as that source writes it
+    "a.jsonl": '{{"id": "j1", "title": "Paper J", "abstract": "{a}", "venue": "ICLR 2024", "year": 2024}}\n',
+    "b.bib": "@inproceedings{{b1, title={{Paper B}}, author={{Doe, Jane}}, year={{2024}}, abstract={{{a}}},\n"
+             "  booktitle={{The Twelfth International Conference on Learning Representations}}}}\n",
+    "c.ris": "TY  - CONF\nTI  - Paper R\nAU  - Roe, Rick\nAB  - {a}\nPY  - 2024///\n"
+             "T2  - International Conference on Learning Representations\nER  - \n",
+    "d.json": '[{{"id": "c1", "type": "paper-conference", "title": "Paper C", "abstract": "{a}", '
+              '"container-title": "International Conference on Learning Representations", '
+              '"issued": {{"date-parts": [[2024, 5]]}}, "author": [{{"family": "Coe", "given": "Cy"}}]}}]\n',
+    "e.jsonl": '{{"id": "2401.00001", "title": "Paper X", "authors": "Ann Xu", "abstract": "{a}", '
+               '"journal-ref": "Published as a conference paper at ICLR 2024", "categories": "cs.LG", '
+               '"versions": [{{"created": "Mon, 1 Jan 2024 00:00:00 GMT"}}]}}\n',
+    "f.json": '[{{"id": "or1", "forum": "or1", "content": {{"title": {{"value": "Paper O"}}, "abstract": {{"value": "{a}"}}, '
+              '"authors": {{"value": ["Olga O"]}}, "venue": {{"value": "ICLR 2024 poster"}}, '
+              '"venueid": {{"value": "ICLR.cc/2024/Conference"}}}}}}]\n',
+}
+
+
+def test_venue_filters_and_counts_agree_across_every_import_format(tmp_path):
+    """The same conference written six ways (JSONL, BibTeX, RIS, CSL-JSON, arXiv, OpenReview) is one venue (#46 2)."""
+    files = []
+    for name, text in SOURCES.items():
+        files.append(tmp_path / name)
+        files[-1].write_text(text.format(a=ABSTRACT.format(name)), encoding="utf-8")
+    report, errors = load_paths(files)
+    assert errors == [] and report.skipped == [] and len(report.papers) == 6
+    assert {p.sources[0]: p.venue for p in report.papers} == {name: "ICLR 2024" for name in SOURCES}
+    settings = Settings(data_dir=tmp_path / "data", vectorstore_dir=tmp_path / "vs", embed_model="hash",
+                        model_cache_dir=tmp_path / "cache")
+    pipeline = Pipeline(settings)
+    pipeline.ingest(report, progress=False)
+    searcher = pipeline.searcher
+    searcher.refresh()
+    assert searcher.venues() == ["ICLR 2024"]
+    assert searcher.counts("venue", None) == {"ICLR 2024": 6}
+    assert len(searcher.admitted(searcher.check_filters(Filters(venue="iclr 2024")))) == 6
+    assert len(searcher.admitted(searcher.check_filters(Filters(year=2024)))) == 6
