@@ -30,7 +30,8 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         facts = list(getattr(q, "facts", ()) or key_facts(pipeline, q)) if gold else []
         rows.append({
             "id": q.id, "type": q.type, "kind": q.kind, "lang": q.lang, "answerable": bool(gold), "abstained": answer.abstained,
-            "mode": answer.mode, "why": answer.why, "form": answer.form, "citations_valid": resolved and supported is not False,
+            "mode": answer.mode, "why": answer.why, "form": answer.form, "coverage": answer.coverage,
+            "citations_valid": resolved and supported is not False,
             "citations_resolved": resolved, "citations_supported": supported, "marker_errors": len(answer.invalid_markers),
             "best_p": answer.judgement.get("best"), "listed": answer.judgement.get("listed", []),
             "cited": cited, "gold": list(gold),
@@ -65,6 +66,14 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         "invalid_markers_dropped": sum(r["marker_errors"] for r in rows),
         "citations_supported_share": mean([1.0 if r["citations_supported"] else 0.0 for r in rows if r["citations_supported"] is not None]),
         "list_gold_recall": mean([r["recall"] for r in answered if r["form"] in ("list", "count") and len(r["gold"]) > 1]),
+        "list_precision": mean([r["precision"] for r in answered if r["form"] in ("list", "count") and len(r["gold"]) > 1]),
+        # each tier's questions, answerable / not: "related" on an answerable question is a weaker answer, not a refusal
+        "coverage": {tier: f"{sum(r['coverage'] == tier for r in answerable)} answerable / "
+                           f"{sum(r['coverage'] == tier for r in unanswerable)} unanswerable"
+                     for tier in ("answered", "related", "not_covered")},
+        "coverage_by_form": {f: dict(Counter(r["coverage"] for r in rows if r["form"] == f)) for f in sorted({r["form"] for r in rows})},
+        # figures of the model's own sentences that none of the cited sources holds (the grounded-numbers guard drops them)
+        "invented_numbers": sum(r["guards"].count("grounded-numbers") for r in rows),
         "false_abstention_by_form": {f: f"{sum(r['abstained'] for r in answerable if r['form'] == f)}/{sum(r['form'] == f for r in answerable)}"
                                      for f in sorted({r["form"] for r in answerable})},
         "fact_recall": mean([r["fact_recall"] for r in answered]),

@@ -56,6 +56,12 @@ class Answer:
     table: list[dict] = field(default_factory=list)  # group answers: {"group", "count", "papers": [paper ids]} per row
     counted: list[str] = field(default_factory=list)  # list and count answers: every paper counted (the text shows list_max)
     guards: list[str] = field(default_factory=list)  # the model profile's repairs that changed this answer (guards.py)
+    # "answered": the indexed papers answer it; "related": papers on its subject, none answering the specific ask (a
+    # list of weaker matches only); "not_covered": abstained. Empty: read from `abstained`
+    coverage: str = ""
+
+    def __post_init__(self):
+        self.coverage = self.coverage or ("not_covered" if self.abstained else "answered")
 
     def as_json(self, id_: str | None = None) -> dict:
         out = {"id": id_} if id_ is not None else {}
@@ -66,6 +72,6 @@ class Answer:
             "invalid_markers": self.invalid_markers, "dropped_sentences": self.dropped_sentences,
             "query": self.query, "notes": self.notes, "timings": self.timings, "model": self.model,
             "form": self.form, "judgement": self.judgement, "table": self.table, "counted": self.counted,
-            "guards": self.guards,
+            "guards": self.guards, "coverage": self.coverage,
         })
         return out

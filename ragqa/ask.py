@@ -28,8 +28,10 @@ from .compose import (
     group_text,
     lead,
     list_items,
+    no_paper_on_text,
     quote_top_up,
     record_text,
+    rule_text,
     weaker_heading,
 )
 from .corpus import without_abstract
@@ -40,6 +42,7 @@ from .metadata import names_a_topic
 from .prompting import build_messages, is_refusal, worked_examples
 from .retrieve import Filters, Hit, SearchResult, require_question, search
 from .rewrite import condense_question, leans_on_history
+from .topical import judge_topical, label_text, topical_query
 
 
 @dataclass
@@ -94,7 +97,8 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     def abstain(why: str, judgement=None) -> Iterator[Event]:
         timings["retrieve_s"] = round(time.perf_counter() - start, 3)
         yield Event("retrieved", result=result, sources=[])
-        yield finish(Answer(question, abstain_text(result, settings), True, "abstain", why, retrieved=result.hits,
+        admitted = len(pipeline.searcher.admitted(result.filters) or ()) if result.filters.active() else 0
+        yield finish(Answer(question, abstain_text(result, settings, admitted), True, "abstain", why, retrieved=result.hits,
                             judgement=judgement.as_json() if judgement else {}))
 
     if result.author and not result.author.name:  # an ambiguous surname or an author not indexed: say so, don't guess
@@ -125,29 +129,50 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         return
     result, earlier = _earlier_hits(pipeline, result, cited_before)
     qvec = pipeline.embedder.get_query_embedding(result.query)
-    _, judgement = assess(pipeline.searcher, result, qvec, pipeline.calibration, earlier)
-    # "Which papers study robustness?": a list or count also takes every paper labelled so (topic or keyword)
-    labelled = _labelled(pipeline, result) if form in (LIST, COUNT, GROUP) else []
-    if not judgement.answerable and not labelled:
-        yield from abstain("not answerable", judgement)
-        return
+    candidates, judgement = assess(pipeline.searcher, result, qvec, pipeline.calibration, earlier)
     retrieved = result.hits + earlier  # earlier citations are never among the hits (_earlier_hits)
     by_id = {h.paper_id: h for h in retrieved}
-    accepted = (judgement.listed if form == GROUP else judgement.top(len(by_id))) if judgement.answerable else []
-    ranked = [by_id[pid] for pid in accepted] + [h for h in labelled if h.paper_id not in set(accepted)]
-    retrieved += [h for h in labelled if h.paper_id not in by_id]
-    if form == GROUP:
-        key = group_key(question) or "year"
-        yield from _group_answer(question, key, group_rows(ranked, key), {h.paper_id: h for h in ranked}, start, timings,
-                                 finish, result, judgement, counted=[h.paper_id for h in ranked])
-        return
-    if form in (LIST, COUNT):
-        # papers listed below the answer point (each would not be answered on its own) go last, under their own heading
-        weaker = set(accepted) - set(judgement.answering)
+    if form in (LIST, COUNT, GROUP):
+        # "Which papers study robustness?": a list, count or group-by takes the papers on its subject (topical.py), every
+        # paper labelled so (topic or keyword) and each that answers on its own; weaker matches form their own tier
+        labelled = _labelled(pipeline, result)
+        topicality = judge_topical(pipeline.topical, topical_query(result), candidates, {h.paper_id: h.meta for h in retrieved},
+                                   pipeline.searcher.term_stats())
+        # when the subject is a label, a paper labelled otherwise is a weaker match, however close (held-out ICLR
+        # keywords: precision 0.91 against 0.77 when such papers join the first tier, recall 0.986 either way)
+        labels = {h.paper_id for h in labelled}
+        elsewhere = {pid for pid in topicality.on if labels and pid not in labels and label_text(by_id[pid].meta).strip()}
+        on = list(dict.fromkeys([*judgement.named, *(p for p in topicality.on if p not in elsewhere), *judgement.answering]))
+        on += [pid for pid in labels if pid not in set(on)]
+        weaker = [pid for pid in dict.fromkeys([*elsewhere, *topicality.related, *judgement.listed]) if pid not in set(on)]
+        if not on and not weaker and form == COUNT:  # a count of none is 0, out of what was counted
+            yield from _count_none(pipeline, question, start, timings, finish, result, judgement)
+            return
+        if not on and not weaker:
+            yield from abstain("not on the subject", judgement)
+            return
+        retrieved += [h for h in labelled if h.paper_id not in by_id]
+        by_id.update({h.paper_id: h for h in labelled})
+        ranked = [by_id[pid] for pid in on + weaker]
+        coverage = "answered" if on else "related"
+        if form == GROUP:
+            key = group_key(question) or "year"
+            yield from _group_answer(question, key, group_rows(ranked, key), {h.paper_id: h for h in ranked}, start,
+                                     timings, finish, result, judgement, counted=[h.paper_id for h in ranked])
+            return
         newest = asks_newest(question)
-        ranked = sorted(ranked, key=lambda h: (h.paper_id in weaker, -(h.meta.get("year") or 0) if newest else 0))
+        ranked = sorted(ranked, key=lambda h: (h.paper_id in set(weaker), -(h.meta.get("year") or 0) if newest else 0))
         yield from _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement,
-                                labelled=len(labelled), newest=newest, weaker=weaker)
+                                labelled=len(labelled), newest=newest, weaker=set(weaker), coverage=coverage,
+                                topicality=topicality)
+        return
+    admitted = pipeline.searcher.admitted(result.filters) if result.filters.active() else None
+    chosen = tuple(pid for pid in by_id if admitted and pid in admitted)
+    if chosen and len(admitted) <= settings.explain_papers and not judgement.named:
+        # the filters name the papers ("Which paper did X co-author, and what does it propose?": X has one)
+        judgement = replace(judgement, answerable=True, named=chosen)
+    if not judgement.answerable:
+        yield from abstain("not answerable", judgement)
         return
     hits = [by_id[pid] for pid in judgement.explain(settings.explain_papers)]
     hits = hits[:1] + [h for h in earlier if h not in hits][:2] + hits[1:]  # earlier citations right after the best match
@@ -239,7 +264,8 @@ def _earlier_hits(pipeline, result: SearchResult, cited_before: list[str] | None
 
 
 def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timings, finish, result, judgement, filters=None,
-                 labelled: int = 0, counted: list[str] | None = None, newest: bool = False, weaker: set[str] = frozenset()):
+                 labelled: int = 0, counted: list[str] | None = None, newest: bool = False, weaker: set[str] = frozenset(),
+                 coverage: str = "answered", topicality=None):
     """Every accepted paper (or, with `filters`, every paper the metadata filters match), one cited
     line each, streamed item by item. `counted`: the ids of every paper counted when `ranked` holds only the first.
     `weaker`: papers listed below the answer point, ranked last; a heading says so when stronger ones come first."""
@@ -252,9 +278,12 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
     by_n = {s.n: s for s in sources}
     sources = [replace(by_n[n], evidence=(sentence,)) for n, _, sentence in items]
     yield Event("retrieved", result=result, sources=sources)
+    scope = None
+    if filters is None and result.filters.active():  # a subject within filters: say how many papers they admit
+        scope = (rule_text(result.filters.active()), len(pipeline.searcher.admitted(result.filters) or ()))
     text = lead(question, len(items), len(counted) if len(counted) > len(shown) else None, filters,
                 labelled=(result.topic.span, labelled) if result.topic and labelled else None, newest=newest,
-                weaker=sum(1 for pid in counted if pid in weaker))
+                weaker=sum(1 for pid in counted if pid in weaker), scope=scope)
     timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("token", delta=text)
     strong = sum(1 for n, _, _ in items if by_n[n].hit.paper_id not in weaker)
@@ -262,9 +291,11 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
         delta = ("\n\n" + weaker_heading(question) if i == strong and 0 < strong < len(items) else "") + "\n- " + line
         yield Event("token", delta=delta)
         text += delta
+    verdict = judgement.as_json() if judgement else {}
+    if topicality is not None:
+        verdict["topical"] = topicality.as_json()
     yield finish(Answer(question, text, False, "list", "", citations=make_citations([n for n, _, _ in items], sources),
-                        retrieved=retrieved, form=form, judgement=judgement.as_json() if judgement else {},
-                        counted=counted))
+                        retrieved=retrieved, form=form, judgement=verdict, counted=counted, coverage=coverage))
 
 
 def _field_answer(question, field, hits, retrieved, start, timings, finish, result, judgement):
@@ -280,6 +311,19 @@ def _field_answer(question, field, hits, retrieved, start, timings, finish, resu
     yield Event("token", delta=text)
     yield finish(Answer(question, text, False, "record", "", citations=make_citations([s.n for s in sources], sources),
                         retrieved=retrieved, form=EXPLAIN, judgement=judgement.as_json()))
+
+
+def _count_none(pipeline, question, start, timings, finish, result, judgement):
+    """A count question with no paper on its subject: 0, of the collection's or the filters' papers; no citation."""
+    scope = None
+    if result.filters.active():
+        scope = (rule_text(result.filters.active()), len(pipeline.searcher.admitted(result.filters) or ()))
+    text = no_paper_on_text(question, pipeline.searcher.index.catalog.count(), scope)
+    timings["retrieve_s"] = timings["first_token_s"] = round(time.perf_counter() - start, 3)
+    yield Event("retrieved", result=result, sources=[])
+    yield Event("token", delta=text)
+    yield finish(Answer(question, text, False, "list", "no paper on the subject", retrieved=result.hits, form=COUNT,
+                        judgement=judgement.as_json(), counted=[], coverage="answered"))
 
 
 def _record_answer(question, hits, retrieved, start, timings, finish, result, judgement):

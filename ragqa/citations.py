@@ -14,6 +14,7 @@ from .guards import (
     CITE_SUPPORTED,
     ECHO,
     EXAMPLE_LEAK,
+    GROUNDED_NUMBERS,
     NAME_SUBJECT,
     PROFILES,
     REPEAT,
@@ -25,6 +26,7 @@ from .guards import (
     name_subject,
     repeats,
     third_person,
+    ungrounded_figures,
 )
 from .naming import own_name, paper_name
 from .sentences import BEFORE_STOP, content_words, text_units
@@ -96,6 +98,14 @@ _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9*+-]*[A-Z0-9*+-][A-Za-z0-9*+-]*|[A-
 def _source_text(source: Source) -> str:
     meta = source.hit.meta
     return f"{meta.get('label') or ''} {meta.get('title') or ''} {' '.join(source.evidence)}".lower()
+
+
+def _record_text(source: Source) -> str:
+    """Everything a source's paper states: its evidence, whole text, title, venue and year."""
+    meta = source.hit.meta
+    return " ".join(str(x) for x in (meta.get("text") or source.hit.text or "", meta.get("title") or "",
+                                     meta.get("label") or "", meta.get("venue") or "", meta.get("year") or "",
+                                     *source.evidence))
 
 
 def _supported(sentence: str, cited: list[Source], minimum: float = 0.34, question: str = "") -> bool:
@@ -205,6 +215,11 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
             continue
         if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here], question=question):
             dropped.append(cleaned)  # cites a source that does not contain what it claims
+            continue
+        if numbers_here and profile.on(GROUNDED_NUMBERS) and ungrounded_figures(
+                _MARKER.sub(" ", cleaned), " ".join(_record_text(by_n[n]) for n in numbers_here), question):
+            fired.append(GROUNDED_NUMBERS)  # "… reaches FID 17.4 on ImageNet [1]" where [1] reports no FID
+            dropped.append(cleaned)
             continue
         if numbers_here:
             if profile.on(NAME_SUBJECT):

@@ -29,7 +29,7 @@ def _render_answer(answer, streamed: str) -> None:
         print("  nearest papers: " + "; ".join(h.meta.get("label", "") for h in answer.retrieved[:3]))
     t = answer.timings
     first = f"first token {t['first_token_s']} s, " if t.get("first_token_s") is not None else "no LLM call, "
-    _err(f"(retrieval {t.get('retrieve_s')} s, {first}total {t.get('total_s')} s, model {answer.model})")
+    _err(f"(coverage: {answer.coverage}; retrieval {t.get('retrieve_s')} s, {first}total {t.get('total_s')} s, model {answer.model})")
 
 
 def group_table(answer) -> str:

@@ -129,7 +129,7 @@ def no_match_text(rule: str, zh) -> str:
 
 
 def lead(question: str, count: int, total_listed: int | None = None, filters=None, labelled: tuple[str, int] | None = None,
-         newest: bool = False, weaker: int = 0) -> str:
+         newest: bool = False, weaker: int = 0, scope: tuple[str, int] | None = None) -> str:
     """The sentence before a list: what was counted and how (a metadata filter, or relevance, plus
     `labelled`: the topic label or keyword the question names and how many papers carry it), and in what order
     (`newest`: newest first, as "the latest papers on X" asks). `weaker`: how many of the papers counted are weaker
@@ -150,20 +150,42 @@ def lead(question: str, count: int, total_listed: int | None = None, filters=Non
         shown = f" (showing {count}, newest first)" if total > count else ", newest first"
         return f"{total} indexed {noun} {rule}{shown}:"
     total = total_listed if total_listed and total_listed > count else count
+    within = ""
+    if scope:  # a subject within filters ("Which ICLR 2024 papers study X?"): how many the filters admitted
+        rule, admitted = scope
+        within = f"符合 {rule} 的 {admitted} 篇论文中，" if zh else f"Of the {admitted} indexed papers matching {rule}, "
+    if weaker >= total > 0:  # no paper squarely on the subject: the closest ones, never as an answer
+        return ((f"{within}没有论文正好针对这个问题；最接近的 {total} 篇可能相关：" if zh else
+                 f"{within}{'n' if within else 'N'}o indexed paper is squarely on this; the closest "
+                 f"{total} {'match' if total == 1 else 'matches'}, which may be related (quoted from each abstract):"))
     weaker = weaker if 0 < weaker < total else 0
     strong = total - weaker
     if zh:
         tag = f"，其中 {labelled[1]} 篇的主题、关键词或标题含“{labelled[0]}”" if labelled else ""
         weak = f"，另有 {weaker} 篇较弱的匹配" if weaker else ""
         order = "按年份从新到旧" if newest else "按相关度排序"
-        return (f"找到 {strong} 篇相关的已索引论文{tag}{weak}" + (f"（显示前 {count} 篇）" if total > count else "")
+        return (f"{within}找到 {strong} 篇相关的已索引论文{tag}{weak}" + (f"（显示前 {count} 篇）" if total > count else "")
                 + f"（{order}，原文摘录）：")
     more = f" (showing {count} of {total})" if total > count else ""
     noun = "paper addresses" if strong == 1 else "papers address"
     tag = f" ({labelled[1]} with \"{labelled[0]}\" in their topic, keywords or title)" if labelled else ""
     weak = f", and {weaker} weaker {'match' if weaker == 1 else 'matches'} may be related" if weaker else ""
     order = "newest first" if newest else "most relevant first"
+    if within:
+        return f"{within}{strong} {'addresses' if strong == 1 else 'address'} this{tag}{weak}{more}, {order} (quoted from each abstract):"
     return f"{strong} indexed {noun} this{tag}{weak}{more}, {order} (quoted from each abstract):"
+
+
+def no_paper_on_text(question: str, total: int, scope: tuple[str, int] | None = None) -> str:
+    """A count that finds no paper on its subject: 0, and out of how many (the collection, or what the filters admit),
+    so "How many papers does the collection hold?" reads its number too."""
+    zh = CJK.search(question)
+    if scope:
+        rule, admitted = scope
+        return (f"符合 {rule} 的 {admitted} 篇已索引论文中，没有一篇与此主题相关（0 篇）。" if zh else
+                f"0: of the {admitted} indexed {'paper' if admitted == 1 else 'papers'} matching {rule}, none is on this subject.")
+    return (f"0：库中共有 {total} 篇已索引论文，没有一篇与此主题相关。" if zh else
+            f"0: the collection holds {total} indexed {'paper' if total == 1 else 'papers'}, none of them on this subject.")
 
 
 def author_text(match, question: str) -> str:
@@ -281,7 +303,8 @@ def quote_top_up(text: str, sources: list[Source], cited: list[int], question: s
     return f"{text}\n\n{head} \"{' '.join(new)}\" [{source.n}]"
 
 
-def abstain_text(result: SearchResult, settings: Settings) -> str:
+def abstain_text(result: SearchResult, settings: Settings, admitted: int = 0) -> str:
+    """Why nothing is answered, and the nearest papers; `admitted`: how many papers the question's filters admit."""
     near = [h for h in result.hits[:3] if (h.relevance or 0) >= settings.min_relevance - 0.1]
     zh = bool(CJK.search(result.question))
     text = "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
@@ -292,6 +315,10 @@ def abstain_text(result: SearchResult, settings: Settings) -> str:
                 else f"No indexed paper {'mentions' if mentions else 'introduces'} {name}, so they don't cover this question.")
     elif not result.hits and result.filters.active():  # nothing passed the filters: say which, exactly
         text = no_match_text(rule_text(result.filters.active()), zh)
+    elif admitted:  # the filters admit papers, none of them on the subject: say how many were looked at
+        rule = rule_text(result.filters.active())
+        text = (f"符合 {rule} 的 {admitted} 篇已索引论文中，没有一篇涉及这个问题。" if zh else
+                f"Of the {admitted} indexed {'paper' if admitted == 1 else 'papers'} matching {rule}, none covers this question.")
     if near:
         # the title where known (a label may be a method or dataset the abstract names: "VQA-Constraints")
         names = ", ".join(f"{capped(h.meta.get('title') or h.meta.get('label') or '')} ({h.meta.get('venue') or '?'})"

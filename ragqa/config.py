@@ -76,6 +76,7 @@ class Settings(BaseSettings):
     min_relevance: float = Field(0.50, description="an abstention names retrieved papers above this cosine as the nearest ones")
     calibration_dir: Path = PROJECT_DIR / "ragqa" / "calibration"
     calibration_file: Path | None = Field(None, description="answerability calibration (ragqa eval calibrate); default: the committed one for the embedding model")
+    topical_file: Path | None = Field(None, description="topical relevance model (python -m evals.topical); default: the committed one for the embedding model")
     # UI
     ui_auth: str | None = Field(None, description="'user:password' enables login when exposed")
 

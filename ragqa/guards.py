@@ -24,8 +24,9 @@ THIRD_PERSON = "third-person"  # "we show ... [1]" copied from an abstract -> "t
 ECHO = "echo"  # a sentence that only restates the question ("Gradient rules select the best equilibrium [1].") is dropped
 EXAMPLE_LEAK = "example-leak"  # a sentence copied from the prompt's worked examples, not the sources, is dropped
 REPEAT = "repeat"  # a sentence that says again what an earlier one of the answer said is dropped
+GROUNDED_NUMBERS = "grounded-numbers"  # a cited sentence with a number its sources do not hold ("FID 17.4 [1]") is dropped
 GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, THIRD_PERSON, ECHO,
-          EXAMPLE_LEAK, REPEAT)
+          EXAMPLE_LEAK, REPEAT, GROUNDED_NUMBERS)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class ModelProfile:
 PROFILES = {
     "small": ModelProfile("small", frozenset(GUARDS)),
     # a capable model: its refusal abstains (with the nearest papers), its sentences are not re-worded
-    "strong": ModelProfile("strong", frozenset({CITE_NAMED, CITE_SUPPORTED, EXAMPLE_LEAK})),
+    "strong": ModelProfile("strong", frozenset({CITE_NAMED, CITE_SUPPORTED, EXAMPLE_LEAK, GROUNDED_NUMBERS})),
 }
 
 
@@ -149,3 +150,19 @@ REPEAT_MIN_UNITS = 3  # a share of one or two units says little: "It needs no tr
 def repeats(units: frozenset[str], earlier: list[frozenset[str]]) -> bool:
     """True when one earlier sentence of the answer already holds REPEAT_SHARE of these units (text_units)."""
     return len(units) >= REPEAT_MIN_UNITS and any(len(units & e) / len(units) >= REPEAT_SHARE for e in earlier)
+
+
+# a figure worth checking: two or more digits, or a decimal, or a percentage ("17.4", "10,000", "3%", "2x" is not one);
+# a lone small integer is too often an enumeration or a spelled-out count ("two stages") to check by its digits
+_FIGURE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+\.\d+|\d{2,}|\d+(?=\s*%))(?![\w])")
+
+
+def figures(text: str) -> set[str]:
+    """The figures a text states, commas dropped ("10,000" -> "10000")."""
+    return {m.replace(",", "") for m in _FIGURE.findall(text)}
+
+
+def ungrounded_figures(sentence: str, sources_text: str, question: str = "") -> set[str]:
+    """Figures of a model's sentence that neither the cited sources' text (abstract, title, venue, year) nor the
+    question holds: written by the model, not read."""
+    return figures(sentence) - figures(sources_text) - figures(question)

@@ -46,6 +46,8 @@ oral orals spotlight spotlights poster posters track accepted as total please pa
 venue venues conference conferences year years most more per grow grew growth change changed trend trends over
 time between since prolific top distribution area areas topic topics category categories keyword keywords
 tagged labelled labeled subject worked working
+categorized categorised classified filed listed under hold holds contain contains include includes included
+deal deals dealing tackle tackles tackling cover covers covering address addresses addressing
 anything something everything got get gets looking look searching search want wants need needs interested
 i i'm im my we our us you your some other else also too just only see know
 """.split()) | REQUEST_VERBS
@@ -155,15 +157,22 @@ def status_in(question: str, statuses: set[str]) -> str | None:
     return None
 
 
-def names_a_topic(question: str, spans: list[str]) -> bool:
-    """Whether anything but metadata and request wording is left once the matched spans go:
-    "What did Yoshua Bengio publish here?" names no topic; "Bengio's papers on causality" does."""
+def subject_of(question: str, spans: list[str]) -> str:
+    """The words left once the matched metadata spans and request wording go, in order: the question's subject
+    ("Which ICLR 2024 papers in the collection deal with large language models?" -> "deal large language models")."""
     rest = question
     for span in sorted(filter(None, spans), key=len, reverse=True):
         rest = re.sub(re.escape(span), " ", rest, flags=re.I)
-    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|属于|关于|中|里|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等", " ", rest)
+    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|属于|关于|中|里|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等"
+                  r"|这个|这些|本|库|收录|总共|一共|共|全部|所有", " ", rest)
     words = re.findall(r"[^\W_]+", rest.lower())
-    return any(w not in FRAME_WORDS and not w.isdigit() and len(w) > 1 for w in words)
+    return " ".join(w for w in words if w not in FRAME_WORDS and not w.isdigit() and len(w) > 1)
+
+
+def names_a_topic(question: str, spans: list[str]) -> bool:
+    """Whether anything but metadata and request wording is left once the matched spans go:
+    "What did Yoshua Bengio publish here?" names no topic; "Bengio's papers on causality" does."""
+    return bool(subject_of(question, spans))
 
 
 def _norm(word: str) -> str:
@@ -186,7 +195,18 @@ _CUE_BEFORE = re.compile(r"\b(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics
 
 
 def _cued(question: str, start: int, end: int) -> bool:
-    return bool(_CUE_AFTER.search(question[end:end + 24]) or _CUE_BEFORE.search(question[max(0, start - 40):start]))
+    """The question calls the phrase a label: a cue word beside it, or the phrase quoted whole as the collection writes
+    it ("categorized under 'Interpretability'", "filed under “Deep Learning · Theory”")."""
+    return bool(_CUE_AFTER.search(question[end:end + 24]) or _CUE_BEFORE.search(question[max(0, start - 40):start])
+                or _quoted(question, start, end))
+
+
+_OPEN, _CLOSE = "\"'“‘«「『", "\"'”’»」』"
+
+
+def _quoted(question: str, start: int, end: int) -> bool:
+    before, after = question[:start].rstrip(), question[end:].lstrip()
+    return bool(before) and bool(after) and before[-1] in _OPEN and after[0] in _CLOSE
 
 
 def keywords_of(meta: dict) -> list[str]:

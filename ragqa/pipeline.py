@@ -94,6 +94,13 @@ class Pipeline:
 
         return load_calibration(self.settings, self.embed_name, self.profile.name)
 
+    @cached_property
+    def topical(self):
+        """The topical relevance model's weights and operating points (topical.py): lists, counts and group-bys."""
+        from .topical import load_topical
+
+        return load_topical(self.settings, self.embed_name)
+
     def llm(self, fast: bool = False):
         """The answering LLM (fast=True: the small one). Loaded once, shared by all callers."""
         from .llm import load_llm

@@ -19,6 +19,8 @@ CSS = """
 .rq-card mark {background: #fff3a0; color: inherit; padding: 0 1px;}
 .rq-parsed {font-size: 0.85em; opacity: 0.8;}
 .rq-abstain {border-left: 4px solid #b26a00; padding: 6px 10px; background: rgba(178,106,0,0.08);}
+.rq-coverage {font-size: 0.85em; padding: 1px 6px; border-radius: 8px; background: rgba(0,128,0,0.08);}
+.rq-coverage.rq-related {background: rgba(178,106,0,0.12);}
 .rq-status {font-size: 0.9em;}
 .rq-error {border-left: 4px solid #b3261e; padding: 6px 10px; background: rgba(179,38,30,0.08);}
 .rq-report h4 {margin: 8px 0 2px; font-size: 1em;}
@@ -52,6 +54,12 @@ def highlight(text: str, sentences: tuple[str, ...] | list[str]) -> str:
     return out
 
 
+# coverage (Answer.coverage) as a visible badge: the label, and what it means on hover
+COVERAGE_BADGES = {
+    "answered": ("✅ Answered from the indexed papers", "The cited papers answer this question."),
+    "related": ("🔶 Related papers only", "Papers on the subject were found, none answering the specific ask: the closest "
+                "are listed, not an answer."),
+}
 NO_ABSTRACT_NOTE = ("No abstract in the library: this paper is searchable and listed by its title, authors, venue and "
                     "year, and never quoted as evidence. Import a record with its abstract to ask about its content.")
 FLAG_NOTE = ("This abstract has sentences addressed to the model or reader; those sentences are never quoted or given "
@@ -122,6 +130,9 @@ def answer_markdown(answer: Answer) -> str:
         text = f'<span class="rq-parsed">Read from your question: {inert("; ".join(parsed))}</span>  \n' + text
     if answer.abstained:
         return f'<div class="rq-abstain">⚠️ <b>Not covered by the indexed papers.</b><br>{text}</div>'
+    badge = COVERAGE_BADGES.get(answer.coverage)
+    if badge:
+        text = f'<span class="rq-coverage rq-{answer.coverage}" title="{_e(badge[1])}">{badge[0]}</span>  \n' + text
     if answer.mode == "extractive":
         text += "\n\n<i>(quoted from the abstracts: the model's answer had no valid citation)</i>"
     if answer.dropped_sentences:

@@ -151,3 +151,44 @@ def test_the_questions_own_words_are_no_evidence_for_a_cited_sentence():
     found = [source("We find error slices and repair the model.")]
     assert resolve_citations("It works by finding error slices and repairing the model [1].", found, strong,
                              question="How does HiBug2 work?")[0].startswith("It works")
+
+
+def _diffusion_source(abstract: str):
+    meta = {"paper_id": "d1", "label": "FastDiff", "title": "FastDiff: Faster Diffusion Sampling", "venue": "ICLR 2024",
+            "year": 2024, "text": abstract}
+    evidence = tuple(s.strip() + "." for s in abstract.split(".") if s.strip())
+    return [Source(1, Hit("d1", 1.0, 0.8, abstract, meta), evidence)]
+
+
+ABSTRACT_WITHOUT_FID = ("We propose FastDiff, a sampler for diffusion models that halves the number of steps. "
+                        "FastDiff keeps sample quality on ImageNet while sampling faster.")
+
+
+def test_a_number_the_cited_abstract_does_not_hold_is_dropped():
+    """#44 5: "… reaches FID 17.4 on ImageNet [1]" where [1] reports no FID is the model's, not the paper's."""
+    sources = _diffusion_source(ABSTRACT_WITHOUT_FID)
+    fired: list[str] = []
+    text, cited, _, dropped = resolve_citations(
+        "FastDiff halves the number of sampling steps [1]. FastDiff keeps sample quality on ImageNet, reaching an FID "
+        "of 17.4 [1].", sources, fired=fired)
+    assert "17.4" not in text and any("17.4" in d for d in dropped) and "grounded-numbers" in fired
+    assert "halves the number of sampling steps" in text and cited == [1]
+
+
+@pytest.mark.parametrize("sentence", [
+    "FastDiff reaches an FID of 3.1 on ImageNet [1].",  # the abstract states it
+    "FastDiff keeps sample quality on ImageNet at 1,000 classes [1].",  # written with a comma, stated without
+    "FastDiff, an ICLR 2024 paper, samples faster on ImageNet [1].",  # the record's year
+])
+def test_a_number_the_cited_source_holds_is_kept(sentence):
+    sources = _diffusion_source(ABSTRACT_WITHOUT_FID + " It reaches FID 3.1 on ImageNet over all 1000 classes.")
+    fired: list[str] = []
+    text, _, _, dropped = resolve_citations(sentence, sources, fired=fired)
+    assert dropped == [] and "grounded-numbers" not in fired and text
+
+
+def test_a_number_taken_from_the_question_is_not_the_models():
+    sources = _diffusion_source(ABSTRACT_WITHOUT_FID)
+    text, _, _, dropped = resolve_citations("FastDiff samples faster than the 50 steps asked about [1].", sources,
+                                            question="Can a diffusion sampler beat 50 steps on ImageNet?")
+    assert dropped == [] and "50" in text

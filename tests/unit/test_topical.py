@@ -1,0 +1,60 @@
+"""The topical relevance model (#44 1): fixed feature rows in, P(on the subject) and tiers out; label features read
+the paper's topic and keywords; a model file with other features is refused."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ragqa.answerability import Candidate, TermStats
+from ragqa.topical import FEATURES, TopicalModel, feature_rows, judge_topical, label_text
+
+
+def _model(on=0.6, related=0.3) -> TopicalModel:
+    coef = [1.0 if f in ("cosine", "label_coverage") else 0.0 for f in FEATURES]
+    return TopicalModel("hash", FEATURES, tuple([0.0] * len(FEATURES)), tuple([1.0] * len(FEATURES)), tuple(coef),
+                        -1.0, on, related)
+
+
+def _candidate(pid: str, cosine: float) -> Candidate:
+    return Candidate(paper_id=pid, cosine=cosine, closeness=cosine, coverage=0.0, rarest=0.0, unseen=0.0, gap=0.0, named=0.0)
+
+
+METAS = {
+    "rl": {"title": "Offline Policies", "topic": "Reinforcement Learning · Deep RL", "text": "We learn policies.",
+           "extra": json.dumps({"keywords": "offline reinforcement learning, value penalty"})},
+    "cv": {"title": "Segmenting Cells", "topic": "Computer Vision", "text": "We segment cells."},
+    "kw": {"title": "A Study", "topic": "", "text": "We study things.", "extra": json.dumps({"keywords": "reinforcement learning"})},
+}
+STATS = TermStats({pid: m for pid, m in METAS.items()})
+
+
+def test_label_text_reads_topic_and_keywords():
+    assert "Deep RL" in label_text(METAS["rl"]) and "value penalty" in label_text(METAS["rl"])
+    assert label_text({"extra": "not json"}).strip() == ""
+
+
+def test_label_coverage_is_the_share_of_the_questions_vocabulary_a_papers_labels_hold():
+    rows = feature_rows("Which papers study reinforcement learning?", [_candidate(p, 0.5) for p in METAS], METAS, STATS)
+    label = rows[:, FEATURES.index("label_coverage")]
+    assert label[0] == pytest.approx(1.0) and label[2] == pytest.approx(1.0) and label[1] == 0.0
+
+
+def test_probability_rises_with_each_positive_feature_and_tiers_follow_the_points():
+    model = _model()
+    rows = np.zeros((3, len(FEATURES)))
+    rows[:, FEATURES.index("cosine")] = [-1.0, 0.2, 1.5]
+    p = model.probability(rows)
+    assert list(p) == sorted(p) and p[0] < 0.3 <= p[1] < 0.6 <= p[2]
+    # label_coverage 1.0 lifts the two papers labelled "reinforcement learning" (z = cosine + label - 1)
+    candidates = [_candidate("cv", 0.9), _candidate("kw", 0.5), _candidate("rl", 0.2)]
+    verdict = judge_topical(model, "reinforcement learning", candidates, METAS, STATS)
+    assert verdict.on == ("kw",) and verdict.related == ("rl", "cv")
+
+
+def test_a_model_file_for_other_features_is_refused(tmp_path):
+    data = _model().to_json() | {"features": ["cosine"], "coef": [1.0]}
+    with pytest.raises(ValueError):
+        TopicalModel.from_json(data)
+    assert TopicalModel.from_json(json.loads(json.dumps(_model().to_json()))) == _model()
