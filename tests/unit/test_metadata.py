@@ -198,6 +198,12 @@ TOPICAL = {"a": {"topic": "Deep Learning->Robustness"}, "b": {"topic": "Theory �
     ("How do agents keep track of robustness?", "robustness", {"a"}, False),  # a cue word not next to the label
     ("Which papers are in the area of reinforcement learning?", "reinforcement learning", {"d"}, True),
     ("ICLR 2024 中 computer vision 领域的论文有多少篇？", "computer vision", {"c"}, True),
+    # a label quoted whole, as the collection writes it, is named as a label whatever verb goes with it (#44 3)
+    ("Which papers are categorized under 'Robustness'?", "Robustness", {"a"}, True),
+    ("Which papers are filed under the topic “Learning Theory”?", "Learning Theory", {"b"}, True),
+    ("Show me what is listed under \"reinforcement learning\"", "reinforcement learning", {"d"}, True),
+    ("哪些论文属于「Learning Theory」？", "Learning Theory", {"b"}, True),
+    ("Which papers say 'robust' things about robustness?", "robustness", {"a"}, False),  # the quote is another word
 ])
 def test_topic_named_in_a_question(question, span, papers, cued):
     from ragqa.metadata import TopicIndex
@@ -284,3 +290,18 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
         assert result.author is not None and result.author.unknown, asked
     never_cited = search(indexed.searcher, "Does the Zyxwv et al. bound hold for offline RL?", translate=False)
     assert never_cited.author is not None and never_cited.author.unknown
+
+
+@pytest.mark.parametrize("question, spans, subject", [
+    ("How many papers does the collection hold in total?", [], ""),
+    ("Which ICLR 2024 papers in the collection deal with large language models?", ["ICLR 2024"], "large language models"),
+    ("Which papers are categorized under 'Interpretability'?", ["Interpretability"], ""),
+    ("Which papers from the NeurIPS 2024 list tackle reinforcement learning?", ["NeurIPS 2024"], "reinforcement learning"),
+    ("这个库里有多少篇ICLR 2024的论文？", ["ICLR 2024"], ""),
+    ("How many papers are about quantum chemistry?", [], "quantum chemistry"),
+])
+def test_the_subject_is_what_metadata_and_request_wording_leave(question, spans, subject):
+    """#44 3: what a list must be about (topical.topical_query), and whether anything is (names_a_topic)."""
+    from ragqa.metadata import names_a_topic, subject_of
+
+    assert subject_of(question, spans) == subject and names_a_topic(question, spans) == bool(subject)
