@@ -132,7 +132,15 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     candidates, judgement = assess(pipeline.searcher, result, qvec, pipeline.calibration, earlier)
     retrieved = result.hits + earlier  # earlier citations are never among the hits (_earlier_hits)
     by_id = {h.paper_id: h for h in retrieved}
-    if form in (LIST, COUNT, GROUP):
+    admitted = pipeline.searcher.admitted(result.filters) if result.filters.active() else None
+    chosen = tuple(pid for pid in by_id if admitted and pid in admitted)
+    if chosen and len(admitted) <= settings.explain_papers and not judgement.named and form not in (LIST, COUNT, GROUP):
+        # the filters name the papers ("Which paper did X co-author, and what does it propose?": X has one)
+        judgement = replace(judgement, answerable=True, named=chosen)
+    scoped = bool(admitted) and not judgement.answerable and form not in (LIST, COUNT, GROUP)
+    if form in (LIST, COUNT, GROUP) or scoped:
+        # a question scoped by metadata that no paper answers on its own ("What RL work from ICLR 2024 do we have?")
+        # is answered from what the filters admit, as a list of the papers on its subject
         # "Which papers study robustness?": a list, count or group-by takes the papers on its subject (topical.py), every
         # paper labelled so (topic or keyword) and each that answers on its own; weaker matches form their own tier
         labelled = _labelled(pipeline, result)
@@ -145,6 +153,10 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
         on = list(dict.fromkeys([*judgement.named, *(p for p in topicality.on if p not in elsewhere), *judgement.answering]))
         on += [pid for pid in labels if pid not in set(on)]
         weaker = [pid for pid in dict.fromkeys([*elsewhere, *topicality.related, *judgement.listed]) if pid not in set(on)]
+        if scoped and not on and not weaker:
+            yield from abstain("not on the subject", judgement)
+            return
+        form = LIST if scoped else form
         if not on and not weaker and form == COUNT:  # a count of none is 0, out of what was counted
             yield from _count_none(pipeline, question, start, timings, finish, result, judgement)
             return
@@ -166,11 +178,6 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
                                 labelled=len(labelled), newest=newest, weaker=set(weaker), coverage=coverage,
                                 topicality=topicality)
         return
-    admitted = pipeline.searcher.admitted(result.filters) if result.filters.active() else None
-    chosen = tuple(pid for pid in by_id if admitted and pid in admitted)
-    if chosen and len(admitted) <= settings.explain_papers and not judgement.named:
-        # the filters name the papers ("Which paper did X co-author, and what does it propose?": X has one)
-        judgement = replace(judgement, answerable=True, named=chosen)
     if not judgement.answerable:
         yield from abstain("not answerable", judgement)
         return

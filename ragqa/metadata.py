@@ -48,6 +48,7 @@ time between since prolific top distribution area areas topic topics category ca
 tagged labelled labeled subject worked working
 categorized categorised classified filed listed under hold holds contain contains include includes included
 deal deals dealing tackle tackles tackling cover covers covering address addresses addressing
+label labels mention mentions mentioning proceedings co
 anything something everything got get gets looking look searching search want wants need needs interested
 i i'm im my we our us you your some other else also too just only see know
 """.split()) | REQUEST_VERBS
@@ -164,7 +165,7 @@ def subject_of(question: str, spans: list[str]) -> str:
     for span in sorted(filter(None, spans), key=len, reverse=True):
         rest = re.sub(re.escape(span), " ", rest, flags=re.I)
     rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|属于|关于|中|里|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等"
-                  r"|这个|这些|本|库|收录|总共|一共|共|全部|所有", " ", rest)
+                  r"|这个|这些|本|库|收录|总共|一共|共|全部|所有|标签|是", " ", rest)
     words = re.findall(r"[^\W_]+", rest.lower())
     return " ".join(w for w in words if w not in FRAME_WORDS and not w.isdigit() and len(w) > 1)
 

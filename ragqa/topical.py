@@ -61,15 +61,22 @@ def _weighted_share(weights: dict[str, float], have: set[str]) -> float:
 
 
 def feature_rows(query: str, candidates: list[Candidate], metas: dict[str, dict], stats: TermStats) -> np.ndarray:
-    """One row of FEATURES per candidate (in order)."""
+    """One row of FEATURES per candidate (in order): `cosine` and `closeness` as answerability measured them on the
+    searched question; the lexical ones on `query`, the subject (topical_query), so a filter's words ("ICLR 2024",
+    "proceedings") weigh nothing."""
     qterms = list(dict.fromkeys(terms(query)))
+    df = stats.df(qterms)
     weights = {t: stats.idf(t) for t in qterms}
+    seen = sorted((t for t in qterms if t in df), key=lambda t: -weights[t])[:2]  # the subject's rarest indexed terms
     rows = []
     for c in candidates:
         meta = metas.get(c.paper_id) or {}
+        have = stats.terms_of(c.paper_id)
         labels = set(terms(label_text(meta)))
         title = set(terms(f"{meta.get('title') or ''} {meta.get('label') or ''}"))
-        extra = {"label_coverage": _weighted_share(weights, labels), "title_coverage": _weighted_share(weights, title)}
+        extra = {"coverage": _weighted_share(weights, have),
+                 "rarest": _weighted_share({t: weights[t] for t in seen}, have) if seen else 0.0,
+                 "label_coverage": _weighted_share(weights, labels), "title_coverage": _weighted_share(weights, title)}
         rows.append([extra[f] if f in extra else getattr(c, f) for f in FEATURES])
     return np.asarray(rows, dtype=float).reshape(len(rows), len(FEATURES))
 
