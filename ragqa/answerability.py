@@ -232,11 +232,18 @@ def load_calibration(settings, embed_name: str, profile: str | None = None) -> C
     (`<embedder>-<profile>.json`, e.g. a strong model's own run), else the embedding model's."""
     if settings.calibration_file:
         return _read(str(settings.calibration_file))
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", embed_name)
-    names = ([f"{slug}-{profile}.json"] if profile else []) + [f"{slug}.json", "default.json"]
-    path = next((settings.calibration_dir / n for n in names if (settings.calibration_dir / n).exists()),
-                settings.calibration_dir / names[-1])
-    return _read(str(path))
+    slug = model_slug(embed_name)
+    return _read(str(committed_file(settings.calibration_dir, ([f"{slug}-{profile}"] if profile else []) + [slug, "default"])))
+
+
+def model_slug(embed_name: str) -> str:
+    """An embedding model's name as a file name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", embed_name)
+
+
+def committed_file(directory: Path, stems: list[str]) -> Path:
+    """The first `<stem>.json` in `directory` that exists, else the last one (whose absence the reader reports)."""
+    return next((directory / f"{s}.json" for s in stems if (directory / f"{s}.json").exists()), directory / f"{stems[-1]}.json")
 
 
 @dataclass(frozen=True)

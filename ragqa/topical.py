@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .answerability import Candidate, TermStats
+from .answerability import Candidate, TermStats, committed_file, model_slug
 from .errors import RagqaError
 from .terms import terms
 
@@ -127,11 +127,7 @@ def load_topical(settings, embed_name: str) -> TopicalModel:
     """The file Settings point at, else the committed one for this embedding model, else the default one."""
     if settings.topical_file:
         return _read(str(settings.topical_file))
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", embed_name)
-    names = [f"topical-{slug}.json", "topical-default.json"]
-    path = next((settings.calibration_dir / n for n in names if (settings.calibration_dir / n).exists()),
-                settings.calibration_dir / names[-1])
-    return _read(str(path))
+    return _read(str(committed_file(settings.calibration_dir, [f"topical-{model_slug(embed_name)}", "topical-default"])))
 
 
 @dataclass(frozen=True)
