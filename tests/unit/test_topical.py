@@ -58,3 +58,19 @@ def test_a_model_file_for_other_features_is_refused(tmp_path):
     with pytest.raises(ValueError):
         TopicalModel.from_json(data)
     assert TopicalModel.from_json(json.loads(json.dumps(_model().to_json()))) == _model()
+
+
+def test_collection_tiers_a_label_outranks_closeness_where_papers_carry_labels():
+    """When the subject is a label: labelled papers first; a paper labelled otherwise that the model puts on the subject
+    is a weaker match; a paper without any label keeps the model's verdict."""
+    from ragqa.answerability import Judgement
+    from ragqa.ask import collection_tiers
+    from ragqa.topical import Topicality
+
+    judgement = Judgement({}, False, ("listed",), 0.0)
+    topicality = Topicality({}, on=("cv", "bare"), related=("near",))
+    metas = {"cv": METAS["cv"], "bare": {"title": "No labels"}, "near": {}, "listed": {}}
+    on, weaker = collection_tiers(judgement, topicality, ["kw", "rl"], metas.get)
+    assert on == ["bare", "kw", "rl"] and weaker == ["cv", "near", "listed"]
+    on, weaker = collection_tiers(judgement, topicality, [], metas.get)  # no label names the subject: the model decides
+    assert on == ["cv", "bare"] and weaker == ["near", "listed"]
