@@ -181,7 +181,8 @@ def cmd_stats(args) -> int:
         print(json_line(stats))
         return 0
     print(f"{stats['collection']} ({stats['store']})\nembedding model: {stats['embed_model']}; chunking: {stats['chunking']}")
-    print(f"{stats['papers']} papers, {stats['chunks']} chunks")
+    bare = f" ({stats['metadata_only']} without an abstract)" if stats.get("metadata_only") else ""
+    print(f"{stats['papers']} papers{bare}, {stats['chunks']} chunks")
     for venue, counts in stats["venues"].items():
         print(f"  {venue:<16} {counts['papers']:>6} papers {counts['chunks']:>7} chunks")
     print("libraries: " + ", ".join(f"{name} ({n})" for name, n in stats["libraries"].items()))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .catalog import DEFAULT_LIBRARY, Catalog
 from .config import Settings
-from .corpus import Paper, authors_of, merge_papers, surname_key, title_key
+from .corpus import Paper, authors_of, merge_papers, surname_key, title_key, without_abstract
 from .errors import IndexMissingError, QueryError, VectorsMissingError
 from .spill import SpilledPages
 from .store import collection_name, drop_collection, get_collection, open_client
@@ -420,6 +420,7 @@ class PaperIndex:
             "venues": {v: {"papers": per_venue[v], "chunks": chunks[v]} for v in sorted(per_venue)},
             "topics": dict(per_topic.most_common()), "libraries": self.catalog.libraries(),
             "flagged": sorted(m.get("title") or m["label"] for m in papers.values() if m.get("flags")),
+            "metadata_only": sum(1 for m in papers.values() if without_abstract(m)),
         }
 
     def _existing(self, ids: list[str]) -> dict[str, dict]:

@@ -40,6 +40,7 @@ def test_every_entry_of_a_raw_bib_is_kept_and_papers_are_the_distinct_papers(lib
     assert result.metadata_only == 4  # Transformer, DDPM, ResNet, LoRA: title, authors, venue and year only
     adam = [p for p, _ in pipeline.index().catalog.all().values() if p.title.startswith("Adam")]
     assert len(adam) == 1 and not adam[0].metadata_only
+    assert pipeline.index().stats()["metadata_only"] == 4
 
 
 def _cited_titles(answer) -> list[str]:
