@@ -117,3 +117,17 @@ def test_an_answer_naming_hostile_metadata_renders_no_image_or_link():
                         mode="list", notes=[f"filter from question: venue={value}"])
         assert _rendered(answer_markdown(answer)) == [], value
         assert _rendered(inert(value)) == [], value
+
+
+@pytest.mark.parametrize("coverage, abstained, shown", [
+    ("answered", False, "Answered from the indexed papers"),
+    ("related", False, "Related papers only"),
+    ("not_covered", True, "Not covered by the indexed papers"),
+])
+def test_every_answer_shows_its_coverage(coverage, abstained, shown):
+    """#44 4: the coverage tier is a visible badge on the chat message."""
+    from ragqa.answer import Answer
+    from ui.render import answer_markdown
+
+    text = answer_markdown(Answer("Which papers study X?", "Some text [1].", abstained, "list", coverage=coverage))
+    assert shown in text and sum(label in text for label in ("Answered from", "Related papers only", "Not covered")) == 1
