@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from ragqa.corpus import LoadReport, Skip
 from ragqa.index import IngestReport
 from ui.render import error_line, facet_summary, ingest_report, paper_record, status_line
