@@ -318,23 +318,32 @@ def _text_field(record: dict, *names: str) -> str:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _record_to_paper(record: dict, source: str) -> Paper:
+def _record_to_paper(record: dict, source: str, notes: list[str] | None = None) -> Paper:
+    """A record's Paper. A malformed author list or year keeps the record: the field is left empty, its value as
+    written kept among the extra fields, and a line added to `notes`; a text field holding no text skips it."""
+    notes = notes if notes is not None else []
+    kept: dict[str, str] = {}
     abstract = _text_field(record, "abstract", "text").strip()
     authors = record.get("authors") or ()
+    truncated = False
     if isinstance(authors, str):
         authors, truncated = _split_authors(_text_field(record, "authors"))
     elif isinstance(authors, (list, tuple)):
-        authors, truncated = tuple(str(a).strip() for a in authors if str(a).strip()), False
+        authors = tuple(str(a).strip() for a in authors if str(a).strip())
     else:
-        raise ValueError(f"'authors' must be a list of names or text, got {type(authors).__name__}")
+        notes.append(f"'authors' is a {type(authors).__name__}, not a list of names: kept as written, no authors read")
+        kept["authors_as_written"] = json.dumps(authors, ensure_ascii=False, default=str)
+        authors = ()
     written = str(record.get("venue") or "").strip() or None
     year_raw = record.get("year")
     try:
         year = int(year_raw) if year_raw not in (None, "") else _year_of(written)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"year {year_raw!r} is not a number") from None
-    if year is not None and not 1000 <= year <= 2999:
-        raise ValueError(f"year {year_raw!r} is out of range")
+        year = None
+    if year is None and year_raw not in (None, "") or year is not None and not 1000 <= year <= 2999:
+        notes.append(f"year {year_raw!r} is not a year: kept as written, no year read")
+        kept["year_as_written"] = str(year_raw)
+        year = _year_of(written)
     venue = canonical_venue(written, year)  # "Advances in Neural Information Processing Systems 2020" -> "NeurIPS 2020"
     if venue and year and str(year) not in venue:
         venue = f"{venue} {year}"
@@ -342,9 +351,9 @@ def _record_to_paper(record: dict, source: str) -> Paper:
     extra = tuple(  # lists joined, objects kept as JSON (not a Python repr)
         (k, ", ".join(map(str, v)) if isinstance(v, list) else json.dumps(v, ensure_ascii=False) if isinstance(v, dict) else str(v))
         for k, v in record.items()
-        if k not in _RECORD_FIELDS | {"primary_area"} and v not in (None, "", [])
+        if k not in _RECORD_FIELDS | {"primary_area"} and v not in (None, "", []) and k not in kept
     ) + ((("venue_as_written", written),) if written and venue and written not in (venue, venue.removesuffix(f" {year}"))
-         else ())
+         else ()) + tuple(kept.items())
     title = _text_field(record, "title").strip() or None
     return _make_paper(
         abstract, source, venue=venue, year=year, topic=str(topic) if topic else None,
@@ -388,7 +397,7 @@ def _read_records(records, source: str, report: LoadReport):
             continue
         notes = record.pop(WARNINGS, None) or []
         try:
-            paper = _record_to_paper(record, source)
+            paper = _record_to_paper(record, source, notes)
         except ValueError as exc:
             report.skipped.append(Skip(f"{source}:{where}", str(exc)))
             continue

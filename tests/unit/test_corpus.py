@@ -119,15 +119,17 @@ def test_jsonl_records_and_bad_lines(tmp_path):
     path = tmp_path / "p.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n{not json\n[1, 2]\n")
     report = load_file(path)
-    assert [p.source_id for p in report.papers] == ["a", "b"]  # b: kept without an abstract, as its record
-    assert [p.metadata_only for p in report.papers] == [False, True] and report.papers[1].text == "No abstract"
+    assert [p.source_id for p in report.papers] == ["a", "b", "c"]  # b: kept without an abstract, as its record
+    bad_year = report.papers[2]  # c: a year that is none is left empty, kept as written, with a warning
+    assert bad_year.year is None and dict(bad_year.extra)["year_as_written"] == "soon"
+    assert [(w.source, "year 'soon'" in w.reason) for w in report.warnings] == [("p.jsonl:line 4", True)]
+    assert [p.metadata_only for p in report.papers] == [False, True, False] and report.papers[1].text == "No abstract"
     paper = report.papers[0]
     assert paper.venue == "ICLR 2024" and paper.label == "FooNet" and paper.title == "Foo: A Net" and dict(paper.extra)["keywords"] == "x, y"
     reasons = " | ".join(s.reason for s in report.skipped)
-    for expected in ("no abstract and no title", "duplicate id 'a' with different text", "year 'soon'", "invalid JSON",
-                     "not a JSON object"):
+    for expected in ("no abstract and no title", "duplicate id 'a' with different text", "invalid JSON", "not a JSON object"):
         assert expected in reasons
-    assert len(report.skipped) == 5
+    assert len(report.skipped) == 4
 
 
 def test_csv_records(tmp_path):
@@ -161,7 +163,8 @@ def test_bad_file_in_folder_does_not_stop_the_rest(tmp_path, settings):
     assert len(report.papers) == 1 and len(errors) == 1 and "empty" in errors[0]
 
 
-def test_absurd_year_skips_only_that_record(tmp_path):
+def test_absurd_year_keeps_the_record_without_a_year(tmp_path):
+    """#46 1: a malformed field keeps the record, with the value as written and a one-line warning naming it."""
     from ragqa.corpus import load_file
 
     path = tmp_path / "y.jsonl"
@@ -169,8 +172,10 @@ def test_absurd_year_skips_only_that_record(tmp_path):
                     '{"id": "b", "abstract": "Another abstract about proteins and folding.", "year": 2024}\n'
                     '{"id": "c", "abstract": "A third abstract about images.", "year": 99999}\n')
     report = load_file(path)
-    assert [p.source_id for p in report.papers] == ["b"]
-    assert [s.reason for s in report.skipped] == ["year inf is not a number", "year 99999 is out of range"]
+    assert [(p.source_id, p.year) for p in report.papers] == [("a", None), ("b", 2024), ("c", None)] and not report.skipped
+    assert [dict(p.extra).get("year_as_written") for p in report.papers] == ["inf", None, "99999"]
+    assert [(w.source, w.reason.split(":")[0]) for w in report.warnings] == [
+        ("y.jsonl:line 1", "year inf is not a year"), ("y.jsonl:line 3", "year 99999 is not a year")]
 
 
 def test_merge_unites_extra_fields_and_keeps_the_finer_topic():
