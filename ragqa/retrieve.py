@@ -738,6 +738,12 @@ def _whole_subject(topic: TopicMatch | None, text: str, spans: list[str], notes:
     return topic
 
 
+def _without(text: str, spans: list[str]) -> str:
+    for span in spans:
+        text = re.sub(re.escape(span), " ", text, flags=re.I)
+    return text
+
+
 def search(
     searcher: Searcher, question: str, filters: Filters | None = None, k: int | None = None,
     history: list[str] | None = None, rewrite: Callable[[str, list[str]], str] | None = None,
@@ -792,8 +798,10 @@ def search(
     ]
     # the user's own words too: a rewrite or translation may drop or expand the name
     translated = CJK.search(question) is not None
-    name, verb = (searcher.missing_name(query, phrases=not translated)
-                  or (query != question and searcher.missing_name(question)) or (None, ""))
+    # an author the filters already matched (folded: "Szepesvári" is the indexed "Szepesvari") is no unknown name
+    known = [author.span] if author is not None and author.name and author.span else []
+    name, verb = (searcher.missing_name(_without(query, known), phrases=not translated)
+                  or (query != question and searcher.missing_name(_without(question, known))) or (None, ""))
     if name:
         notes.append(f"no indexed paper {verb} {name}")
     return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes,
