@@ -49,6 +49,7 @@ tagged labelled labeled subject worked working
 categorized categorised classified filed listed under hold holds contain contains include includes included
 deal deals dealing tackle tackles tackling cover covers covering address addresses addressing
 label labels mention mentions mentioning proceedings co
+participate participated participating contribute contributed contributing
 anything something everything got get gets looking look searching search want wants need needs interested
 i i'm im my we our us you your some other else also too just only see know
 """.split()) | REQUEST_VERBS
@@ -110,6 +111,19 @@ class AuthorIndex:
             self._vocabulary = {w for m in self._texts.values() for w in re.findall(r"[a-z]+", (m.get("text") or "").lower())}
         return self._vocabulary
 
+    def _initialled(self, question: str) -> AuthorMatch | None:
+        """An indexed author written as initials and surname ("S. Basu" for Samyadeep Basu): the one whose given names
+        start so, or the candidates when several do."""
+        for m in _INITIALLED.finditer(question):
+            names = [n for n in self.surnames.get(fold(m[2]), []) if _initials_fit(m[1], n)]
+            span = f"{m[1]}{m[2]}".strip()
+            if len(names) == 1:
+                return AuthorMatch(span, names[0])
+            if names:
+                ranked = sorted(names, key=lambda a: (-self.papers[a], a))
+                return AuthorMatch(span, candidates=tuple((a, self.papers[a]) for a in ranked))
+        return None
+
     def full_names(self, question: str) -> list[str]:
         """Every indexed author's full name the question writes ("work by Hidenori Tanaka and Ekdeep Singh Lubana"),
         as spans of the question, longest first, for telling a request about people from one about a subject."""
@@ -128,6 +142,9 @@ class AuthorIndex:
         full = self.full_names(question)  # full names first, longest first
         if full:
             return AuthorMatch(full[0], self.full[fold(full[0])])
+        initialled = self._initialled(question)
+        if initialled:
+            return initialled
         for cue, weak in [(c, False) for c in _CUES] + [(c, True) for c in _WEAK_CUES]:
             for m in re.finditer(cue, question):
                 word = m["a"].rstrip(".'’")
@@ -149,6 +166,15 @@ class AuthorIndex:
         return None
 
 
+_INITIALLED = re.compile(r"(?<![\w.])((?:[A-Z]\.\s*){1,2})([A-Z][^\W\d_][\w'’-]*)")  # "S. Basu", "J.-P. Smith" is not
+
+
+def _initials_fit(initials: str, name: str) -> bool:
+    given = [fold(w)[0] for w in name.split()[:-1] if w]
+    wanted = [c.lower() for c in initials if c.isalpha()]
+    return bool(given) and given[:len(wanted)] == wanted
+
+
 def status_in(question: str, statuses: set[str]) -> str | None:
     """The presentation status the question names, spelled as the index holds it, if it holds it."""
     held = {s.lower(): s for s in statuses}
@@ -165,7 +191,7 @@ def subject_of(question: str, spans: list[str]) -> str:
     for span in sorted(filter(None, spans), key=len, reverse=True):
         rest = re.sub(re.escape(span), " ", rest, flags=re.I)
     rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|属于|关于|中|里|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等"
-                  r"|这个|这些|本|库|收录|总共|一共|共|全部|所有|标签|是", " ", rest)
+                  r"|这个|这些|本|库|收录|总共|一共|共|全部|所有|标签|是|参与|参加|合著|撰写|作者", " ", rest)
     words = re.findall(r"[^\W_]+", rest.lower())
     return " ".join(w for w in words if w not in FRAME_WORDS and not w.isdigit() and len(w) > 1)
 

@@ -32,6 +32,10 @@ PAPERS = {"a": {"authors": "Yoshua Bengio; Ann Lee", "text": "We train with Adam
     ("Chen et al. on graph neural networks", None, 2, True),
     ("Anything from Yoshua Bengio?", "Yoshua Bengio", 0, False),  # request wording names no subject
     ("I'm looking for work by Yoshua Bengio", "Yoshua Bengio", 0, False),
+    ("Which papers did Y. Bengio write?", "Yoshua Bengio", 0, False),  # initials + surname, from the indexed names
+    ("B. Schölkopf 参与了哪些论文？", "Bernhard Schölkopf", 0, False),
+    ("Which papers did W. Chen write?", "Wei Chen", 0, False),  # of two Chens, the one whose initial fits
+    ("What did X. Bengio publish?", None, 0, False),  # no indexed Bengio's given name starts with X
 ])
 def test_author_named_in_a_question(question, name, candidates, topical):
     match = AuthorIndex(PAPERS).find(question)
