@@ -48,8 +48,9 @@ def test_upload_shows_the_report(page, bib_file):
     page.click("#rq-ingest")
     page.wait_for_function("document.querySelector('#rq-ingest-report').innerText.includes('papers indexed')", timeout=60_000)
     report = page.inner_text("#rq-ingest-report")
-    assert f"Library {LIBRARY}: 2 papers indexed (2 new" in report
-    assert "Read 3 records" in report and "Skipped records (1)" in report and "nobody2025empty" in report
+    # the record without an abstract is kept as its record (#46 1), and the report says so
+    assert f"Library {LIBRARY}: 3 papers indexed (3 new" in report and "1 without an abstract" in report
+    assert "Read 3 records" in report and "Skipped records" not in report
     page.wait_for_function(f"document.querySelector('#rq-libraries').innerText.includes('{LIBRARY}')", timeout=30_000)
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / "library.png"), full_page=True)
@@ -95,10 +96,10 @@ def test_an_api_client_can_choose_the_new_library(ui_url):
 def test_papers_tab_filters_by_library(page):
     _tab(page, "Papers")
     _choose(page, "rq-paper-library", LIBRARY)
-    page.wait_for_function("document.querySelector('#rq-paper-counts').innerText.includes('showing 2')", timeout=30_000)
+    page.wait_for_function("document.querySelector('#rq-paper-counts').innerText.includes('showing 3')", timeout=30_000)
     table = page.inner_text("#rq-papers")
-    assert all(t in table for t in NEW_TITLES)
-    assert f"{LIBRARY}: 2" in page.inner_text("#rq-paper-counts")
+    assert all(t in table for t in NEW_TITLES) and "(no abstract)" in table  # the bare record, marked so
+    assert f"{LIBRARY}: 3" in page.inner_text("#rq-paper-counts")
     _choose(page, "rq-paper-library", "Any")
 
 
@@ -125,7 +126,7 @@ def test_remove_library_asks_first(page):
     _choose(page, "rq-remove-name", LIBRARY)
     page.click("#rq-remove")
     page.wait_for_selector("#rq-remove-confirm", state="visible", timeout=30_000)
-    assert "2 papers that no other library holds" in page.inner_text("#rq-remove-status")
+    assert "3 papers that no other library holds" in page.inner_text("#rq-remove-status")
     page.click("#rq-remove-cancel")
     page.wait_for_selector("#rq-remove-confirm", state="hidden", timeout=30_000)
     assert LIBRARY in page.inner_text("#rq-libraries")
