@@ -798,8 +798,10 @@ def search(
     ]
     # the user's own words too: a rewrite or translation may drop or expand the name
     translated = CJK.search(question) is not None
-    # an author the filters already matched (folded: "Szepesvári" is the indexed "Szepesvari") is no unknown name
+    # what the question names of the collection's own values is no unknown name: an author the filters matched (folded:
+    # "Szepesvári" is the indexed "Szepesvari"), a filter's value, a topic label or keyword ("Social Aspects · …")
     known = [author.span] if author is not None and author.name and author.span else []
+    known += [str(v) for v in filters.active().values()] + ([topic.span] if topic is not None else [])
     name, verb = (searcher.missing_name(_without(query, known), phrases=not translated)
                   or (query != question and searcher.missing_name(_without(question, known))) or (None, ""))
     if name:
