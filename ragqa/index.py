@@ -535,13 +535,12 @@ class PaperIndex:
         bare = [p for p in papers if p.metadata_only]
         if not bare:
             return papers
-        keys = {(title_key(p.title), surname_key(p.authors)): p for p in papers if not p.metadata_only}
-        stored = {(title_key(p.title), surname_key(p.authors)): p for p, _ in self.catalog.titled([p.title or "" for p in bare]).values()
+        keys = {_same_paper(p): (p, None) for p in papers if not p.metadata_only}
+        stored = {_same_paper(p): (p, n) for p, n in self.catalog.titled([p.title or "" for p in bare]).values()
                   if not p.metadata_only}
         full, dropped = {p.paper_id: p for p in papers}, set()
         for record in bare:
-            key = (title_key(record.title), surname_key(record.authors))
-            match = keys.get(key) or stored.get(key)
+            match, n_chunks = keys.get(_same_paper(record)) or stored.get(_same_paper(record)) or (None, None)
             if match is None:
                 continue
             dropped.add(record.paper_id)
@@ -550,7 +549,7 @@ class PaperIndex:
             if match.paper_id in full:
                 full[match.paper_id] = merged
             else:  # stored: its row takes the record's fields, its chunks stay
-                self.catalog.upsert([merged], {match.paper_id: self.catalog.get([match.paper_id])[match.paper_id][1]}, library)
+                self.catalog.upsert([merged], {match.paper_id: n_chunks}, library)
         return [full[p.paper_id] for p in papers if p.paper_id not in dropped]
 
     def _superseded(self, papers: list[Paper]) -> list[str]:
@@ -571,12 +570,12 @@ class PaperIndex:
     def _completed(self, papers: list[Paper]) -> list[str]:
         """Stored records without an abstract that an incoming paper with one completes (the same folded title and
         first author): removed from every library, the full paper joining each of them."""
-        full = {(title_key(p.title), surname_key(p.authors)): p for p in papers if not p.metadata_only and p.title}
+        full = {_same_paper(p): p for p in papers if not p.metadata_only and p.title}
         if not full:
             return []
         out = []
         for pid, (old, _) in self.catalog.titled([p.title for p in full.values()]).items():
-            new = full.get((title_key(old.title), surname_key(old.authors)))
+            new = full.get(_same_paper(old))
             if old.metadata_only and new is not None:
                 for name in self.catalog.library_of([pid]).get(pid, []):
                     self.catalog.join_library([new.paper_id], name)
@@ -745,6 +744,11 @@ class PaperIndex:
         # catalogue changes that touch no chunk (authors merged from another listing)
         self.catalog.upsert([p for pid, p in by_id.items() if pid not in written], counts, library)
         report.embedded_chunks += len(todo)
+
+
+def _same_paper(paper: Paper) -> tuple[str, str]:
+    """What a record without an abstract shares with its full version: the folded title and first author's surname."""
+    return title_key(paper.title), surname_key(paper.authors)
 
 
 def _paper_batches(nodes: list["TextNode"], size: int):
