@@ -293,9 +293,7 @@ def _list_answer(pipeline, question, form, ranked, retrieved, qvec, start, timin
     by_n = {s.n: s for s in sources}
     sources = [replace(by_n[n], evidence=(sentence,)) for n, _, sentence in items]
     yield Event("retrieved", result=result, sources=sources)
-    scope = None
-    if filters is None and result.filters.active():  # a subject within filters: say how many papers they admit
-        scope = (rule_text(result.filters.active()), len(pipeline.searcher.admitted(result.filters) or ()))
+    scope = _scope(pipeline, result) if filters is None else None  # a subject within filters: how many they admit
     text = lead(question, len(items), len(counted) if len(counted) > len(shown) else None, filters,
                 labelled=(result.topic.span, labelled) if result.topic and labelled else None, newest=newest,
                 weaker=sum(1 for pid in counted if pid in weaker), scope=scope)
@@ -328,11 +326,16 @@ def _field_answer(question, field, hits, retrieved, start, timings, finish, resu
                         retrieved=retrieved, form=EXPLAIN, judgement=judgement.as_json()))
 
 
+def _scope(pipeline, result) -> tuple[str, int] | None:
+    """The question's filters as a reader sees them and how many papers they admit, when it has any."""
+    if not result.filters.active():
+        return None
+    return rule_text(result.filters.active()), len(pipeline.searcher.admitted(result.filters) or ())
+
+
 def _count_none(pipeline, question, start, timings, finish, result, judgement):
     """A count question with no paper on its subject: 0, of the collection's or the filters' papers; no citation."""
-    scope = None
-    if result.filters.active():
-        scope = (rule_text(result.filters.active()), len(pipeline.searcher.admitted(result.filters) or ()))
+    scope = _scope(pipeline, result)
     text = no_paper_on_text(question, pipeline.searcher.index.catalog.count(), scope)
     timings["retrieve_s"] = timings["first_token_s"] = round(time.perf_counter() - start, 3)
     yield Event("retrieved", result=result, sources=[])
