@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from ragqa.hits import Hit
-from ragqa.retrieve import Filters
+from ragqa.retrieval.hits import Hit
+from ragqa.retrieval.retrieve import Filters
 
 from .dataset import EvalQuestion
 from .metrics import percentile
@@ -15,7 +15,7 @@ from .metrics import percentile
 def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, progress: bool = True) -> dict:
     from tqdm import tqdm
 
-    from ragqa.conversation import Conversation
+    from ragqa.answer.conversation import Conversation
 
     pipeline.warm_up(fast=fast)  # as `serve` and `chat` do: no row pays for loading or the prefix prefill
     rows = []
@@ -106,8 +106,8 @@ def citations_supported(answer) -> bool | None:
     """Every cited sentence is supported by what it cites (citations._supported, the same word-overlap measure the
     answerer uses, the question's own words not counting as support, here against the whole abstract and the record's title, authors, venue and year): a check that can
     fail. None when the answer cites nothing."""
-    from ragqa.answer import Source
-    from ragqa.citations import _MARKER, _supported, parse_markers, split_answer_sentences
+    from ragqa.answer.citations import _MARKER, _supported, parse_markers, split_answer_sentences
+    from ragqa.answer.records import Source
 
     if not answer.citations:
         return None
@@ -130,7 +130,7 @@ def key_facts(pipeline, q, n: int = 2, own_part: bool = False) -> list[str]:
     own part first, its background last (evidence.own_part_first), a measure of what the paper itself does."""
     import numpy as np
 
-    from ragqa.sentences import part_rank, split_sentences
+    from ragqa.text.sentences import part_rank, split_sentences
 
     meta = pipeline.searcher.paper_meta()
     sentences, rank = [], []  # rank: evidence.part_rank of each sentence within its own abstract
@@ -158,7 +158,7 @@ def prose(answer: str) -> str:
 def fact_recall(answer: str, facts: list[str]) -> float:
     """Share of key facts the answer states: a fact counts when at least half of its content words
     (evidence.content_words) appear in the answer."""
-    from ragqa.sentences import content_words
+    from ragqa.text.sentences import content_words
 
     said = content_words(answer)
     hits = [len(content_words(f) & said) / max(1, len(content_words(f))) >= 0.5 for f in facts]

@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _gguf():
     from ragqa.config import Settings
-    from ragqa.models import check_gguf
+    from ragqa.models.weights import check_gguf
 
     return check_gguf(Settings(), Settings().llm_model)
 

@@ -45,7 +45,7 @@ def measure(embedder_factory, texts: list[str]) -> tuple[dict, np.ndarray]:
 
 def main(argv: list[str] | None = None) -> int:
     from ragqa.config import Settings
-    from ragqa.models import load_embedder
+    from ragqa.models.weights import load_embedder
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=400)

@@ -45,8 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}", file=sys.stderr)
         return 1
-    from ragqa.corpus import load_file, load_paths
-    from ragqa.export import export_papers
+    from ragqa.ingest.corpus import load_file, load_paths
+    from ragqa.ingest.export import export_papers
 
     rows = [json.loads(line) for name in ("iclr2024.jsonl", "icml2024.jsonl") for line in (CORPORA / name).open(encoding="utf-8")]
     rows = rows[: args.n]

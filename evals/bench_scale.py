@@ -68,7 +68,7 @@ def _warm_latencies(env: dict) -> dict:
     code = f"""
 import json, time
 from ragqa.pipeline import Pipeline
-from ragqa.retrieve import Filters
+from ragqa.retrieval.retrieve import Filters
 p = Pipeline(); p.search("warm up", translate=False)
 qs = {QUESTIONS!r}
 out = {{}}
@@ -84,7 +84,7 @@ for q in {NAMED!r} * 3:
 ts.sort()
 out["name_check_p50_ms"] = round(ts[len(ts) // 2] * 1000, 1); out["name_check_max_ms"] = round(ts[-1] * 1000, 1)
 import resource
-from ragqa.answerability import candidates_for
+from ragqa.answer.answerability import candidates_for
 out["search_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 ts = []
 for q in qs * 2:

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ragqa.answerability import FEATURES, KNOWN, MEASURED, Calibration, candidates_for, judge, with_context
-from ragqa.clean import method_name
-from ragqa.retrieve import search
-from ragqa.terms import terms
+from ragqa.answer.answerability import FEATURES, KNOWN, MEASURED, Calibration, candidates_for, judge, with_context
+from ragqa.retrieval.retrieve import search
+from ragqa.text.clean import method_name
+from ragqa.text.terms import terms
 
 TEMPLATES = {
     "topic-list": ["Which papers study {t}?", "Is there work on {t}?", "Are there papers about {t}?", "What does the collection have on {t}?"],
@@ -85,7 +85,7 @@ def _half(paper_id: str, fraction: float, seed: int) -> bool:
 def index_half(pipeline_factory, corpus: Path, fraction: float, seed: int, progress: bool = True):
     """Index bundled + a seeded `fraction` of `corpus` in its own collection (idempotent: a second call adds
     nothing); -> (pipeline, indexed papers, held-out papers)."""
-    from ragqa.corpus import LoadReport, load_manifest, load_paths, merge_all
+    from ragqa.ingest.corpus import LoadReport, load_manifest, load_paths, merge_all
 
     base = pipeline_factory(None)
     bundled, _ = load_paths([base.settings.data_dir], load_manifest(base.settings.data_dir))
@@ -149,7 +149,7 @@ def read_generated(paths) -> tuple:
 def build_beir(pipeline_factory, folder: Path, fraction: float, seed: int, limit: int | None, progress: bool = True):
     """A BEIR set (human-written queries, e.g. SciFact claims): a seeded `fraction` of its documents
     is indexed; a query is answerable when one of its relevant documents is indexed, else a near-miss."""
-    from ragqa.corpus import LoadReport
+    from ragqa.ingest.corpus import LoadReport
 
     from .dataset import load_beir
     from .retrieval import beir_papers
@@ -337,7 +337,7 @@ def _names_a_paper(row: dict) -> bool:
 
 
 def _candidates(row: dict):
-    from ragqa.answerability import Candidate
+    from ragqa.answer.answerability import Candidate
 
     return [Candidate(pid, **{**{f: 0.0 for f in KNOWN}, **dict(zip(FEATURES, vec))})
             for pid, vec in zip(row["ids"], row["x"])]

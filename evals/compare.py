@@ -25,7 +25,7 @@ DEFAULT_COMPARE = ["dense", "bm25", "hybrid", "hybrid-dense2x", "hybrid-chunk120
 def compare(args):
     from ragqa.config import Settings
     from ragqa.errors import QueryError
-    from ragqa.models import embed_name
+    from ragqa.models.weights import embed_name
     from ragqa.pipeline import Pipeline
 
     names = args.configs or DEFAULT_COMPARE

@@ -7,7 +7,7 @@ import random
 import re
 import sys
 
-from ragqa.prompts import render
+from ragqa.models.prompts import render
 
 _WORD = re.compile(r"[a-z0-9]+")
 _DEICTIC = re.compile(r"\b(?:the|this) (?:research )?(?:paper|study|work|abstract|article)\b", re.I)
@@ -33,8 +33,8 @@ def generate(args) -> int:
     from tqdm import tqdm
 
     from ragqa.config import Settings
-    from ragqa.corpus import load_manifest, load_paths
-    from ragqa.llm import load_llm
+    from ragqa.ingest.corpus import load_manifest, load_paths
+    from ragqa.models.llm import load_llm
 
     settings = Settings()
     report, errors = load_paths(args.corpus, load_manifest(settings.data_dir))

@@ -8,7 +8,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from ragqa.retrieve import Filters
+from ragqa.retrieval.retrieve import Filters
 
 from .dataset import EvalQuestion, load_beir
 from .metrics import METRICS, ir_metrics, percentile
@@ -65,8 +65,8 @@ def beir_collection_prefix(folder: Path) -> str:
 
 def beir_papers(beir, folder: Path):
     """BEIR documents as Paper records (title + text) -> (papers, paper id -> document id)."""
-    from ragqa.clean import make_label
-    from ragqa.corpus import Paper, paper_id_for
+    from ragqa.ingest.corpus import Paper, paper_id_for
+    from ragqa.text.clean import make_label
 
     papers, to_doc = [], {}
     for row in beir.corpus:
@@ -86,7 +86,7 @@ def run_beir(settings, folder: Path, split: str, modes=("hybrid",), progress: bo
     score nDCG@10 and Recall@100 per retrieval mode, as BEIR reports them."""
     from tqdm import tqdm
 
-    from ragqa.corpus import LoadReport
+    from ragqa.ingest.corpus import LoadReport
     from ragqa.pipeline import Pipeline
 
     beir = load_beir(folder, split)

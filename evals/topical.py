@@ -1,4 +1,4 @@
-"""Fit and check the topical relevance model (ragqa/topical.py) on real topical labels: ICLR 2024's author keywords.
+"""Fit and check the topical relevance model (ragqa/answer/topical.py) on real topical labels: ICLR 2024's author keywords.
 
 For each keyword held by 3 to 60 papers, one question ("Which papers study <keyword>?" and four other frames, one
 drawn per keyword); gold = the papers whose author keywords hold it (`strict`), plus those whose title or abstract
@@ -40,7 +40,7 @@ def fold(text: str) -> str:
 
 def keyword_sets(corpus: Path, low: int = 3, high: int = 60) -> tuple[dict[str, set[str]], dict[str, dict]]:
     """keyword (as most often written) -> source ids of the papers labelled with it; and source id -> record."""
-    from ragqa.corpus import paper_id_for
+    from ragqa.ingest.corpus import paper_id_for
 
     records, by_key, spelling = {}, defaultdict(set), defaultdict(lambda: defaultdict(int))
     for line in corpus.open(encoding="utf-8"):
@@ -68,9 +68,9 @@ def loose_gold(keyword: str, strict: set[str], records: dict[str, dict]) -> set[
 def featurise(pipeline, questions: list[dict]) -> list[dict]:
     from tqdm import tqdm
 
-    from ragqa.answerability import candidates_for, judge
-    from ragqa.retrieve import search
-    from ragqa.topical import feature_rows, topical_query
+    from ragqa.answer.answerability import candidates_for, judge
+    from ragqa.answer.topical import feature_rows, topical_query
+    from ragqa.retrieval.retrieve import search
 
     searcher, settings = pipeline.searcher, pipeline.settings
     stats = searcher.term_stats()
@@ -132,8 +132,8 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="questions per split (default: all)")
     args = parser.parse_args(argv)
 
+    from ragqa.answer.topical import FEATURES, TopicalModel
     from ragqa.pipeline import Pipeline
-    from ragqa.topical import FEATURES, TopicalModel
 
     started = time.time()
     keywords, records = keyword_sets(args.corpus)

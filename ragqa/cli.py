@@ -18,8 +18,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from . import cli_args
-from .cli_args import (  # noqa: F401  (json_line, _filters: also imported from here)
+from ragqa import cli_args
+from ragqa.cli_args import (  # noqa: F401  (json_line, _filters: also imported from here)
     _add_filters,
     _check_export,
     _err,
@@ -29,7 +29,7 @@ from .cli_args import (  # noqa: F401  (json_line, _filters: also imported from 
     export_cited,
     json_line,
 )
-from .errors import RagqaError, StoreDamagedError
+from ragqa.errors import RagqaError, StoreDamagedError
 
 
 def disk_full(exc: BaseException) -> bool:
@@ -150,7 +150,7 @@ def _repair(pipeline, index) -> int:
     if not missing:
         return 0
     print(f"{index.name}: {len(missing)} incomplete papers ({sum(missing.values())} chunks missing): {', '.join(sorted(missing)[:10])}")
-    from .corpus import LoadReport
+    from ragqa.ingest.corpus import LoadReport
 
     result = pipeline.ingest(LoadReport(papers=index.stored_slices(sorted(missing))), progress=False)
     left = index.incomplete()
@@ -306,7 +306,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     _add_filters(p)
     p.set_defaults(func=cmd_search)
 
-    from . import cli_answer
+    from ragqa import cli_answer
 
     cli_answer.add_commands(sub, _add_filters)
     words = sys.argv[1:] if argv is None else argv
@@ -330,13 +330,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except (OSError, sqlite3.DatabaseError) as exc:  # a full disk under the catalog, a spill or an index file, or a
         # catalog page damaged where opening it did not read (Catalog checks the pages its migrations read)
-        from .catalog import corrupt, corrupt_message
+        from ragqa.store.catalog import corrupt, corrupt_message
 
         if not (corrupt(exc) or disk_full(exc)):
             raise
-        from .config import Settings
-        from .models import embed_name
-        from .store import collection_name, free_space
+        from ragqa.config import Settings
+        from ragqa.models.weights import embed_name
+        from ragqa.store.chroma import collection_name, free_space
 
         settings = Settings()
         if corrupt(exc):

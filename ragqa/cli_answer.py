@@ -2,9 +2,9 @@
 ui/ and evals/ through the ragqa.commands entry points)."""
 from __future__ import annotations
 
-from . import cli_args
-from .cli_args import _check_export, _err, _filters, _read_batch, export_cited, json_line
-from .errors import QueryError, RagqaError
+from ragqa import cli_args
+from ragqa.cli_args import _check_export, _err, _filters, _read_batch, export_cited, json_line
+from ragqa.errors import QueryError, RagqaError
 
 
 def _render_answer(answer, streamed: str) -> None:
@@ -67,7 +67,7 @@ def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, 
 
 
 def cmd_ask(args) -> int:
-    from .conversation import Conversation
+    from ragqa.answer.conversation import Conversation
 
     pipeline = cli_args.pipeline_for(args)
     _check_export(args)
@@ -95,7 +95,7 @@ def cmd_ask(args) -> int:
 
 
 def cmd_chat(args) -> int:
-    from .conversation import Conversation
+    from ragqa.answer.conversation import Conversation
 
     pipeline = cli_args.pipeline_for(args)
     conversation = Conversation(cited=[])
@@ -124,8 +124,8 @@ def cmd_chat(args) -> int:
 
 
 def cmd_models(args) -> int:
-    from .config import Settings
-    from .models import LLMS, check_gguf, fetch_llm
+    from ragqa.config import Settings
+    from ragqa.models.weights import LLMS, check_gguf, fetch_llm
 
     settings = Settings()
     names = list(LLMS) if args.model == "all" else [args.model or settings.llm_model]

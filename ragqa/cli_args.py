@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import RagqaError
+from ragqa.errors import RagqaError
 
 
 def json_line(obj) -> str:
@@ -22,7 +22,7 @@ def _err(message: str) -> None:
 
 
 def _settings(args):
-    from .config import Settings
+    from ragqa.config import Settings
 
     overrides = {}
     if getattr(args, "fast", False):
@@ -34,13 +34,13 @@ def _settings(args):
 
 def pipeline_for(args):
     """The Pipeline a command's arguments ask for (tests replace it with one on prepared settings)."""
-    from .pipeline import Pipeline
+    from ragqa.pipeline import Pipeline
 
     return Pipeline(_settings(args))
 
 
 def _filters(args):
-    from .request import Filters
+    from ragqa.query.request import Filters
 
     return Filters(venue=args.venue, year=args.year, author=args.author, topic=args.topic, status=args.status,
                    library=args.library)
@@ -48,7 +48,7 @@ def _filters(args):
 
 def _read_batch(path: str) -> list[dict]:
     """{"id"?, "question": text, "history"?: [text, ...]} per line; anything else is a one-line QueryError."""
-    from .errors import QueryError
+    from ragqa.errors import QueryError
 
     if path == "-":
         text = sys.stdin.read()
@@ -82,7 +82,7 @@ def _read_batch(path: str) -> list[dict]:
 
 def export_cited(pipeline, paper_ids: list[str], args) -> None:
     """--export / --bibtex: the papers, in order, as a citation file; the path is checked before any work."""
-    from .export import export_papers, format_for_path
+    from ragqa.ingest.export import export_papers, format_for_path
 
     path = args.bibtex or args.export
     if path is None:
@@ -98,7 +98,7 @@ def export_cited(pipeline, paper_ids: list[str], args) -> None:
 
 
 def _check_export(args) -> None:
-    from .export import format_for_path
+    from ragqa.ingest.export import format_for_path
 
     path = args.bibtex or args.export
     if path is not None:

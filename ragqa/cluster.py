@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import RagqaError
+from ragqa.errors import RagqaError
 
 
 def _wait_port(port: int, proc: subprocess.Popen, seconds: float) -> None:
@@ -138,8 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     gguf = args.gguf
     if gguf is None and not args.llm_server:
-        from .config import Settings
-        from .models import check_gguf
+        from ragqa.config import Settings
+        from ragqa.models.weights import check_gguf
 
         gguf = check_gguf(Settings(), Settings().llm_model)
     try:

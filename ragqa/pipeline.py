@@ -10,17 +10,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config import Settings
-from .corpus import LoadReport, load_manifest, load_paths
-from .index import IngestReport, PaperIndex
-from .models import embed_name
+from ragqa.config import Settings
+from ragqa.ingest.corpus import LoadReport, load_manifest, load_paths
+from ragqa.models.weights import embed_name
+from ragqa.store.index import IngestReport, PaperIndex
 
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from .answer import Answer
-    from .conversation import Conversation
-    from .retrieve import Filters, Searcher, SearchResult
+    from ragqa.answer.conversation import Conversation
+    from ragqa.answer.records import Answer
+    from ragqa.retrieval.retrieve import Filters, Searcher, SearchResult
 
 
 class Pipeline:
@@ -41,7 +41,7 @@ class Pipeline:
         """Embeds questions and evidence sentences (Settings.query_backend)."""
         with self._lock:
             if self._embedder is None:
-                from .models import load_embedder
+                from ragqa.models.weights import load_embedder
 
                 self._embedder = load_embedder(self.settings, queries=True)
         return self._embedder
@@ -49,7 +49,7 @@ class Pipeline:
     @property
     def ingest_embedder(self):
         """Embeds chunks at ingest (Settings.embed_backend); the query embedder when both use one backend."""
-        from .models import embed_backend, load_embedder
+        from ragqa.models.weights import embed_backend, load_embedder
 
         if self._ingest_embedder is None and embed_backend(self.settings) == embed_backend(self.settings, queries=True):
             self._ingest_embedder = self.embedder
@@ -68,14 +68,14 @@ class Pipeline:
     @cached_property
     def profile(self):
         """The model profile: which guards repair this LLM's drafts (guards.py)."""
-        from .guards import profile_for
+        from ragqa.answer.guards import profile_for
 
         return profile_for(self.settings)
 
     @cached_property
     def searcher(self) -> "Searcher":
         if self._embedder is None:  # the ONNX session opens while the store's and retrieve's imports run
-            from .models import prefetch_embedder
+            from ragqa.models.weights import prefetch_embedder
 
             prefetch_embedder(self.settings)
         index = self.index(create=False)
@@ -83,27 +83,27 @@ class Pipeline:
         if not self.settings.chroma_host:  # an embedded store loads its vector index on the first query: start it now,
             # before llama-index's imports (retrieve), which it overlaps
             threading.Thread(target=index.load_vectors, name="ragqa-load-vectors").start()
-        from .retrieve import Searcher
+        from ragqa.retrieval.retrieve import Searcher
 
         return Searcher(self.settings, index, self.embedder)
 
     @cached_property
     def calibration(self):
         """The answerability model's weights and operating points (answerability.py)."""
-        from .answerability import load_calibration
+        from ragqa.answer.answerability import load_calibration
 
         return load_calibration(self.settings, self.embed_name, self.profile.name)
 
     @cached_property
     def topical(self):
         """The topical relevance model's weights and operating points (topical.py): lists, counts and group-bys."""
-        from .topical import load_topical
+        from ragqa.answer.topical import load_topical
 
         return load_topical(self.settings, self.embed_name)
 
     def llm(self, fast: bool = False):
         """The answering LLM (fast=True: the small one). Loaded once, shared by all callers."""
-        from .llm import load_llm
+        from ragqa.models.llm import load_llm
 
         with self._lock:
             if fast:
@@ -122,7 +122,7 @@ class Pipeline:
         weights (mmap'd, so little extra RAM), so the answering context keeps its cached prompt prefix."""
         if self.settings.llm_backend != "llamacpp":
             return self.llm()
-        from .llm import load_llm
+        from ragqa.models.llm import load_llm
 
         with self._lock:
             if self._rewrite_llm is None:
@@ -132,7 +132,7 @@ class Pipeline:
 
     def translate(self, question: str) -> str:
         """English for a Chinese question (rewrite LLM), cached: it is deterministic."""
-        from .rewrite import translate_question
+        from ragqa.query.rewrite import translate_question
 
         if question not in self.translations:
             self.translations[question] = translate_question(self.rewrite_llm(), question, self.settings)
@@ -151,12 +151,12 @@ class Pipeline:
 
     def warm_up_llm(self, fast: bool = False) -> None:
         """Load the LLM and prefill the fixed prompt prefix; a ModelError when it cannot be loaded or reached."""
-        from .prompting import build_messages
+        from ragqa.answer.prompting import build_messages
 
         self.llm(fast=fast).chat(build_messages("warm up", [], self.settings, self.profile.trusts_refusal), max_tokens=1)
 
     def _all_hits(self):
-        from .hits import Hit
+        from ragqa.retrieval.hits import Hit
 
         return [Hit.of_paper(pid, m) for pid, m in self.searcher.paper_meta().items()]
 
@@ -176,7 +176,7 @@ class Pipeline:
                           spill_dir=spill)
 
     def ingest(self, report: LoadReport, progress: bool = True, library: str | None = None) -> IngestReport:
-        from .catalog import DEFAULT_LIBRARY, check_library_name
+        from ragqa.store.catalog import DEFAULT_LIBRARY, check_library_name
 
         library = check_library_name(library or DEFAULT_LIBRARY)
         with self.writing():  # from opening the store (an empty one is created) to the saved views: one writer
@@ -196,13 +196,13 @@ class Pipeline:
     def writing(self):
         """The store's write lock (writelock.py), taken before the store is opened: two writers opening a new store at
         once both ran Chroma's schema set-up ("table collections already exists")."""
-        from .writelock import store_lock
+        from ragqa.store.writelock import store_lock
 
         return store_lock(self.settings)
 
     def _save_views(self, index: PaperIndex) -> None:
         """After a write: the next search sees it, and the views a reader needs are saved for its cold start."""
-        from .retrieve import Searcher
+        from ragqa.retrieval.retrieve import Searcher
 
         self.__dict__.pop("searcher", None)
         if index.catalog.count():
@@ -215,13 +215,13 @@ class Pipeline:
                history: list[str] | None = None, translate: bool | None = None) -> "SearchResult":
         """Retrieval alone; a follow-up is rewritten exactly as `ask` rewrites it, so retrieval evals
         measure what answers use."""
-        from .errors import ModelError
-        from .request import require_question
+        from ragqa.errors import ModelError
+        from ragqa.query.request import require_question
 
         question = require_question(question, self.settings.max_question_chars)
         searcher = self.searcher  # opens the store and starts its vector load before retrieve's imports, which it overlaps
-        from .retrieve import search
-        from .rewrite import both_turns, condense_question
+        from ragqa.query.rewrite import both_turns, condense_question
+        from ragqa.retrieval.retrieve import search
 
         use_translation = self.settings.translate_queries if translate is None else translate
 
@@ -240,7 +240,7 @@ class Pipeline:
                k: int | None = None, fast: bool = False, auto_filters: bool = True):
         """Events of one answer ("retrieved", "token"..., "done"); the conversation, when given, is read for
         follow-ups and records the turn when the answer is done (ask.stream_answer composes the stages)."""
-        from .ask import stream_answer
+        from ragqa.answer.ask import stream_answer
 
         conv = conversation
         events = stream_answer(self, question, filters, history=conv.history if conv else None, k=k,
@@ -252,6 +252,6 @@ class Pipeline:
 
     def ask(self, question: str, filters: "Filters | None" = None, conversation: "Conversation | None" = None,
             k: int | None = None, fast: bool = False, auto_filters: bool = True) -> "Answer":
-        from .ask import final_answer
+        from ragqa.answer.ask import final_answer
 
         return final_answer(self.stream(question, filters, conversation, k=k, fast=fast, auto_filters=auto_filters))

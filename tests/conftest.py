@@ -25,7 +25,7 @@ def settings(tmp_path):
 
 @pytest.fixture()
 def hash_embedder():
-    from ragqa.hashing import HashingEmbedding
+    from ragqa.models.hashing import HashingEmbedding
 
     return HashingEmbedding()
 

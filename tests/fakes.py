@@ -78,8 +78,8 @@ class ScriptedLLM(CustomLLM):
 
 def fake_sources(n=3, sentences=2):
     """`n` retrieved sources, numbered from 1, each with `sentences` evidence sentences."""
-    from ragqa.answer import Source
-    from ragqa.hits import Hit
+    from ragqa.answer.records import Source
+    from ragqa.retrieval.hits import Hit
 
     out = []
     for i in range(1, n + 1):

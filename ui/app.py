@@ -19,9 +19,9 @@ from pathlib import Path
 
 import gradio as gr
 
-from ragqa.conversation import Conversation
+from ragqa.answer.conversation import Conversation
 from ragqa.errors import ModelError, QueryError, RagqaError
-from ragqa.retrieve import Filters
+from ragqa.retrieval.retrieve import Filters
 from ui.charts import chart_component, group_chart
 from ui.choices import ALL, ANY, LIVE, chosen, index_choices
 from ui.library import LibraryTab, library_rows
@@ -86,7 +86,7 @@ def _filters(venue, year, topic, library=ALL) -> Filters:
 def write_export(papers: list, fmt: str, stem: str, folder: Path) -> Path:
     """`papers` as one citation file (fmt: bibtex / csl-json / markdown) under `folder`, in a subfolder
     named by the content: the same papers and format give the same file, whoever asks."""
-    from ragqa.export import export_papers
+    from ragqa.ingest.export import export_papers
 
     text = export_papers(papers, fmt)
     suffix = next(s for f, s in FORMATS.values() if f == fmt)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from ragqa.intent import GROUP, group_key
+from ragqa.query.intent import GROUP, group_key
 
 MAX_BARS = 15
 X, Y = "group", "papers"  # the chart's columns

@@ -1,5 +1,5 @@
 """The Papers tab: browse the index by words and facets (counts per facet), click a paper to read its
-full record, and hand a question about it to the chat. Filtering lives in ragqa/retrieve.py."""
+full record, and hand a question about it to the chat. Filtering lives in ragqa/retrieval/retrieve.py."""
 from __future__ import annotations
 
 import html
@@ -8,14 +8,14 @@ from dataclasses import replace
 
 import gradio as gr
 
-from ragqa.corpus import without_abstract
 from ragqa.errors import RagqaError
-from ragqa.retrieve import Filters
+from ragqa.ingest.corpus import without_abstract
+from ragqa.retrieval.retrieve import Filters
 from ui.choices import ANY, LIVE, chosen
 from ui.render import facet_summary, paper_record
 
 HEADERS = ["Paper", "Venue", "Status", "Library", "Topic", "Authors", "Abstract (start)"]
-LINK_FIELDS = ("url", "proceedings_url", "virtual_site", "pdf")  # as ragqa/export.py, first one present wins
+LINK_FIELDS = ("url", "proceedings_url", "virtual_site", "pdf")  # as ragqa/ingest/export.py, first one present wins
 NO_RECORD = '<div class="rq-status">Click a paper in the table to see its full record.</div>'
 
 

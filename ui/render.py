@@ -6,9 +6,9 @@ from __future__ import annotations
 import html
 import re
 
-from ragqa.answer import Answer, Source
-from ragqa.corpus import without_abstract
-from ragqa.hits import Hit
+from ragqa.answer.records import Answer, Source
+from ragqa.ingest.corpus import without_abstract
+from ragqa.retrieval.hits import Hit
 
 CSS = """
 .rq-card {border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 8px 10px; margin: 6px 0;}

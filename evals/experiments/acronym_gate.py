@@ -23,11 +23,11 @@ import re
 import sys
 from pathlib import Path
 
-from ragqa.answerability import assess
-from ragqa.clean import method_name
-from ragqa.corpus import load_paths
+from ragqa.answer.answerability import assess
+from ragqa.ingest.corpus import load_paths
 from ragqa.pipeline import Pipeline
-from ragqa.retrieve import search
+from ragqa.retrieval.retrieve import search
+from ragqa.text.clean import method_name
 
 from ..calibrate import TEMPLATES, _half, make_questions
 

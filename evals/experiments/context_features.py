@@ -33,7 +33,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold, cross_val_predict
 
-from ragqa.answerability import MEASURED, with_context
+from ragqa.answer.answerability import MEASURED, with_context
 
 BASE = ("cosine", "closeness", "coverage", "gap", "named")
 MONO = {"cosine": 1, "closeness": 1, "coverage": 1, "gap": -1, "named": 1, "rarest": 1, "unseen": -1,

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.calibrate import _candidates, _half, _model_x, _names_a_paper
-from ragqa.answerability import Calibration, judge
+from ragqa.answer.answerability import Calibration, judge
 
 ROOT = Path(__file__).resolve().parents[2]
 MAXLEN, NEGATIVES, BATCH, TOP = 224, 3, 16, 3

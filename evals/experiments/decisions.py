@@ -12,9 +12,9 @@ import glob
 import json
 from pathlib import Path
 
-from ragqa.answerability import assess
+from ragqa.answer.answerability import assess
 from ragqa.pipeline import Pipeline
-from ragqa.retrieve import search
+from ragqa.retrieval.retrieve import search
 
 DATASETS = Path(__file__).resolve().parent.parent / "datasets"
 

@@ -27,7 +27,7 @@ def abstracts() -> dict[str, str]:
     """paper id -> its text as the index holds it (what SentenceCache splits)."""
     from evals.dataset import load_beir
     from evals.retrieval import beir_papers
-    from ragqa.corpus import load_manifest, load_paths, merge_all
+    from ragqa.ingest.corpus import load_manifest, load_paths, merge_all
 
     out = {p.paper_id: p.text for p in beir_papers(load_beir(SHARED / "scifact", "train"), SHARED / "scifact")[0]}
     papers = list(load_paths([ROOT / "data"], load_manifest(ROOT / "data"))[0].papers)
@@ -41,11 +41,11 @@ def main() -> None:
     from sklearn.metrics import roc_auc_score
 
     from evals.calibrate import _candidates, _half, _model_x
-    from ragqa.answerability import MEASURED, Calibration, judge
+    from ragqa.answer.answerability import MEASURED, Calibration, judge
     from ragqa.config import Settings
     from ragqa.pipeline import Pipeline
-    from ragqa.sentences import split_sentences
-    from ragqa.untrusted import is_instruction
+    from ragqa.text.sentences import split_sentences
+    from ragqa.text.untrusted import is_instruction
 
     folder = Path(sys.argv[1])
     cal = Calibration.from_json(json.loads((ROOT / "ragqa" / "calibration" / "all-MiniLM-L6-v2.json").read_text()))

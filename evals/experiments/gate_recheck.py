@@ -14,7 +14,7 @@ from evals.calibrate import Question, _cached_rows, featurise
 from evals.experiments.refeaturise import CORPORA, collection_of
 from ragqa.config import Settings
 from ragqa.pipeline import Pipeline
-from ragqa.retrieve import search
+from ragqa.retrieval.retrieve import search
 
 ROOT = Path(__file__).resolve().parents[2]
 

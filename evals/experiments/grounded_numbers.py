@@ -1,5 +1,5 @@
 """Figures in the committed answer reports that no cited abstract (nor the question) holds: what the grounded-numbers
-guard (ragqa/guards.py) would drop from answers written before it. Prints each flagged sentence with the figures, so
+guard (ragqa/answer/guards.py) would drop from answers written before it. Prints each flagged sentence with the figures, so
 a person can label it right (the paper says it, in other words) or invented; and the count over every sentence.
 
 Usage: python -m evals.experiments.grounded_numbers [evals/reports/answers-*.json ...]
@@ -12,10 +12,10 @@ import re
 import sys
 from pathlib import Path
 
-from ragqa.citations import split_answer_sentences
+from ragqa.answer.citations import split_answer_sentences
+from ragqa.answer.guards import figures, ungrounded_figures
 from ragqa.config import Settings
-from ragqa.corpus import load_manifest, load_paths
-from ragqa.guards import figures, ungrounded_figures
+from ragqa.ingest.corpus import load_manifest, load_paths
 
 
 def main(argv: list[str]) -> int:

@@ -18,10 +18,10 @@ import json
 import re
 import sys
 
-from ragqa.citations import split_answer_sentences
+from ragqa.answer.citations import split_answer_sentences
+from ragqa.answer.prompting import worked_examples
 from ragqa.pipeline import Pipeline
-from ragqa.prompting import worked_examples
-from ragqa.sentences import text_units
+from ragqa.text.sentences import text_units
 
 
 def _rows(path: str) -> list[dict]:

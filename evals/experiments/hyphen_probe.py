@@ -21,9 +21,9 @@ import json
 import re
 import sys
 
-from ragqa.answerability import assess
+from ragqa.answer.answerability import assess
 from ragqa.pipeline import Pipeline
-from ragqa.retrieve import search
+from ragqa.retrieval.retrieve import search
 
 
 def main(out_path: str, joined: bool = False) -> None:

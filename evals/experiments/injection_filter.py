@@ -1,4 +1,4 @@
-"""The injection filter (ragqa/untrusted.py) on paraphrases and on real abstracts (#46 5g): how many injected sentences
+"""The injection filter (ragqa/text/untrusted.py) on paraphrases and on real abstracts (#46 5g): how many injected sentences
 it catches, on the set written beside the filter (tests/data/injection_paraphrases.txt) and on a held-out set written
 by someone who never saw it (tests/data/injection_heldout.jsonl: injections and research near-misses), and how many
 sentences of real ICLR/ICML 2024 abstracts it flags (each a sentence the answers never use).
@@ -17,8 +17,8 @@ CORPORA = ROOT.parent / "shared" / "data" / "corpora"
 
 
 def main(argv=None) -> int:
-    from ragqa.sentences import split_sentences
-    from ragqa.untrusted import is_instruction
+    from ragqa.text.sentences import split_sentences
+    from ragqa.text.untrusted import is_instruction
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", type=int, default=20, help="flagged real sentences and misses to print")

@@ -4,7 +4,7 @@ one array by array; report the build's time and the process's peak RSS before th
     RAGQA_VECTORSTORE_DIR=<store> RAGQA_EMBED_MODEL=<its embedder, e.g. hash> python -m evals.experiments.lexical_rebuild
 
 Nothing is written. Result on 2026-12-04 (2-core AMD EPYC Zen 4; alongside a 2-thread experiment), the paged build
-(`ragqa/lexical.py`) against indexes saved by bm25s's own build: the bundled store (181 chunks) identical; the 1M
+(`ragqa/store/lexical.py`) against indexes saved by bm25s's own build: the bundled store (181 chunks) identical; the 1M
 store of `evals.bench_scale` (1,935,345 chunks, 130,055,258 scores) identical scores, indices, indptr, vocabulary and
 chunk ids, 578 s, peak 5.68 GB, of which Chroma's vector segment, loaded by the first read of the collection, is 3.3 GB.
 """

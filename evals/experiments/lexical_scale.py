@@ -30,8 +30,8 @@ def _chunk_pages(corpus: Path, settings):
     """(chunk ids, embedded texts) per slice of papers, read from the corpus as ingest reads it."""
     from llama_index.core.schema import MetadataMode
 
-    from ragqa.corpus import LoadReport, read_papers
-    from ragqa.index import split_papers
+    from ragqa.ingest.corpus import LoadReport, read_papers
+    from ragqa.store.index import split_papers
 
     papers = []
     for paper in read_papers(corpus, None, LoadReport()):
@@ -54,7 +54,7 @@ def _peak_mb() -> float:
 def build(papers: int, work: Path) -> dict:
     from evals.bench_scale import write_corpus
     from ragqa.config import Settings
-    from ragqa.lexical import LexicalIndex
+    from ragqa.store.lexical import LexicalIndex
 
     work.mkdir(parents=True, exist_ok=True)
     corpus = work / f"corpus-{papers}.jsonl"
@@ -71,7 +71,7 @@ def build(papers: int, work: Path) -> dict:
 def add(papers: int, new: int, work: Path) -> dict:
     from evals.bench_scale import write_corpus
     from ragqa.config import Settings
-    from ragqa.lexical import LexicalIndex, SavedTokens
+    from ragqa.store.lexical import LexicalIndex, SavedTokens
 
     folder = work / "bm25"
     added = work / f"added-{papers}-{new}.jsonl"

@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 import sys
 
-from ragqa.answerability import assess
-from ragqa.clean import CJK
-from ragqa.intent import COUNT, LIST, classify
+from ragqa.answer.answerability import assess
 from ragqa.pipeline import Pipeline
-from ragqa.retrieve import search
+from ragqa.query.intent import COUNT, LIST, classify
+from ragqa.retrieval.retrieve import search
+from ragqa.text.clean import CJK
 
 
 def main(paths: list[str]) -> dict:

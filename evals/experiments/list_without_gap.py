@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import evals.calibrate as C
-from ragqa.answerability import judge
+from ragqa.answer.answerability import judge
 
 R = Path(sys.argv[1])
 def read(n): return [json.loads(l) for l in open(R / n)]

@@ -18,7 +18,7 @@ import time
 import numpy as np
 from llama_cpp import Llama
 
-from ragqa.answerability import FEATURES, MEASURED, Calibration
+from ragqa.answer.answerability import FEATURES, MEASURED, Calibration
 
 cal = Calibration.from_json(json.load(open(ROOT / "ragqa" / "calibration" / "all-MiniLM-L6-v2.json")))
 rows = [json.loads(l) for l in open(Path(sys.argv[1]) / "rows.jsonl")]
@@ -26,7 +26,7 @@ rows = [json.loads(l) for l in open(Path(sys.argv[1]) / "rows.jsonl")]
 
 from evals.dataset import load_beir
 from evals.retrieval import beir_papers
-from ragqa.corpus import load_manifest, load_paths, merge_all
+from ragqa.ingest.corpus import load_manifest, load_paths, merge_all
 
 texts = {}
 beir = load_beir(SHARED / "scifact", "train")

@@ -23,8 +23,8 @@ CORPORA = [DATA / "corpora" / "iclr2024.jsonl", DATA / "corpora" / "icml2024.jso
 
 
 def main() -> None:
-    from ragqa import clean
-    from ragqa.corpus import load_paths
+    from ragqa.ingest.corpus import load_paths
+    from ragqa.text import clean
 
     abstracts = [json.loads(line).get("abstract", "") for path in CORPORA + [DATA / "scifact" / "corpus.jsonl"]
                  for line in path.open(encoding="utf-8")]

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ragqa.answerability import MEASURED, Calibration, _tree_value
-from ragqa.terms import terms
+from ragqa.answer.answerability import MEASURED, Calibration, _tree_value
+from ragqa.text.terms import terms
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,9 +63,9 @@ def main(argv: list[str]) -> None:
         print(f"{key[0]:14s} {key[1]:5s} {str(key[2]):5s} {len(v):4d}  {np.mean(v[:, 0] < cal.answer_threshold):.2f}"
               f"  {np.median(v[:, 1]):.2f}  {np.median(v[:, 2]):.2f}")
     if len(argv) > 2:
-        from ragqa.answerability import assess
+        from ragqa.answer.answerability import assess
         from ragqa.pipeline import Pipeline
-        from ragqa.retrieve import search
+        from ragqa.retrieval.retrieve import search
 
         pipeline = Pipeline()
         wanted = set(argv[2].split(","))

@@ -11,7 +11,7 @@ import resource
 import time
 
 os.environ["HF_HUB_OFFLINE"] = "1"
-from ragqa.ask import ask
+from ragqa.answer.ask import ask
 from ragqa.pipeline import Pipeline
 from tests.fakes import ScriptedLLM
 

@@ -6,7 +6,7 @@ bundled papers of the checkout given. Run it on two checkouts and diff the outpu
     python evals/experiments/name_index_equivalence.py /tmp/old > /tmp/before.jsonl
     python evals/experiments/name_index_equivalence.py . > /tmp/after.jsonl && diff /tmp/before.jsonl /tmp/after.jsonl
 
-2026-12-02: the regexes over a joined corpus (4c205eb) and the FTS5 name index (ragqa/names.py) agree on all 480.
+2026-12-02: the regexes over a joined corpus (4c205eb) and the FTS5 name index (ragqa/query/names.py) agree on all 480.
 """
 import glob
 import json
@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, sys.argv[1])
-from ragqa.clean import method_name
 from ragqa.config import Settings
 from ragqa.pipeline import Pipeline
+from ragqa.text.clean import method_name
 
 root = Path(sys.argv[1]); tmp = Path(tempfile.mkdtemp())
 shutil.copytree(root / "data", tmp / "data")

@@ -23,11 +23,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from ragqa.answerability import MEASURED, assess
-from ragqa.clean import method_name
+from ragqa.answer.answerability import MEASURED, assess
 from ragqa.config import Settings
 from ragqa.pipeline import Pipeline
-from ragqa.retrieve import search
+from ragqa.retrieval.retrieve import search
+from ragqa.text.clean import method_name
 
 TITLE = ["What does the paper \"{t}\" find?", "Summarize {t}", "What is the main contribution of '{t}'?", "{t}"]
 METHOD_ZH = "{m}是什么方法？它解决了什么问题？"

@@ -40,7 +40,7 @@ Then check the file: exactly 60 lines, each valid JSON, items matching the input
 def prep(folder: Path, out: Path, seed: int = 0) -> None:
     from evals.calibrate import _candidates, _half, _model_x
     from evals.experiments.query_likelihood import texts
-    from ragqa.answerability import Calibration, judge
+    from ragqa.answer.answerability import Calibration, judge
 
     root = Path(__file__).resolve().parents[2]
     cal = Calibration.from_json(json.loads((root / "ragqa" / "calibration" / "all-MiniLM-L6-v2.json").read_text()))

@@ -40,7 +40,7 @@ ASK_WITHOUT = "Write a question a machine-learning researcher could ask."
 def texts() -> dict[str, str]:
     from evals.dataset import load_beir
     from evals.retrieval import beir_papers
-    from ragqa.corpus import load_manifest, load_paths, merge_all
+    from ragqa.ingest.corpus import load_manifest, load_paths, merge_all
 
     out = {}
     beir = load_beir(SHARED / "scifact", "train")
@@ -93,7 +93,7 @@ class Scorer:
 
 def main() -> None:
     from evals.calibrate import _candidates, _half, _model_x
-    from ragqa.answerability import Calibration, judge
+    from ragqa.answer.answerability import Calibration, judge
 
     folder, gguf, out_path = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
     n = int(sys.argv[4]) if len(sys.argv) > 4 else 20

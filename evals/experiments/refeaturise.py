@@ -18,7 +18,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from ragqa.answerability import MEASURED
+from ragqa.answer.answerability import MEASURED
 
 NAMED = MEASURED.index("named")
 # saved rows files -> the corpus whose collection their questions were searched in (SciFact's claims: their own)
@@ -36,7 +36,7 @@ def main() -> None:
     from evals.calibrate import Question, featurise
     from ragqa.config import Settings
     from ragqa.pipeline import Pipeline
-    from ragqa.retrieve import name_like_words
+    from ragqa.retrieval.retrieve import name_like_words
 
     folder, out = Path(sys.argv[1]), Path(sys.argv[2])
     which = sys.argv[3] if len(sys.argv) > 3 else "named"

@@ -13,7 +13,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold, cross_val_predict
 from sklearn.preprocessing import StandardScaler
 
-from ragqa.answerability import MEASURED
+from ragqa.answer.answerability import MEASURED
 
 rows = [json.loads(l) for l in open(sys.argv[1] + "/rows.jsonl")]
 extra = {r["id"]: r for r in json.load(open("/tmp/exp_soft.json"))}

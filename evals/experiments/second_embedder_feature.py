@@ -33,9 +33,9 @@ from sklearn.model_selection import GroupKFold, cross_val_predict
 from evals.calibrate import HUMAN_FORMS, _half
 from evals.dataset import load_beir
 from evals.retrieval import beir_papers
-from ragqa.answerability import MEASURED
+from ragqa.answer.answerability import MEASURED
 from ragqa.config import Settings
-from ragqa.corpus import load_manifest, load_paths
+from ragqa.ingest.corpus import load_manifest, load_paths
 
 TOP = 3
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"

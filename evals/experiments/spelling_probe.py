@@ -1,4 +1,4 @@
-"""Experiment (a probe, not a stage): how often spelling (ragqa/spelling.py) changes a question, on questions that have
+"""Experiment (a probe, not a stage): how often spelling (ragqa/query/spelling.py) changes a question, on questions that have
 no slips. Prints each correction of every question in evals/datasets/ (and any extra JSONL files) against the bundled
 index's term table, and optionally of a calibration run's templated questions against that run's index.
 
@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 from ragqa.config import Settings
-from ragqa.spelling import corrections, english_words
+from ragqa.query.spelling import corrections, english_words
 
 DATASETS = Path(__file__).resolve().parent.parent / "datasets"
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from evals.calibrate import _half
-from ragqa.corpus import load_paths
+from ragqa.ingest.corpus import load_paths
 
 STYLES = {
     "name": "Ask about the paper's method, model, benchmark or dataset BY ITS NAME (as a researcher who has heard the name), e.g. what it does, how it works, what it beats, what it needs. If the abstract introduces no name, use style 'finding' instead.",

@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from evals.calibrate import _cached_rows, _half, _model_x, evaluate, generated_id
-from ragqa.answerability import Calibration
+from ragqa.answer.answerability import Calibration
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -69,8 +69,8 @@ def _settings(env: dict):
 def _snapshot(env: dict) -> dict:
     """What a reader sees: every chunk (text, metadata, vector), each paper's catalogued chunk count,
     and what the index itself reports as unfinished."""
-    from ragqa.index import PaperIndex
-    from ragqa.models import embed_name
+    from ragqa.models.weights import embed_name
+    from ragqa.store.index import PaperIndex
 
     settings = _settings(env)
     index = PaperIndex(settings, embed_name(settings))
@@ -168,8 +168,8 @@ INSPECT = """
 import json
 from ragqa.config import Settings
 from ragqa.errors import RagqaError
-from ragqa.index import PaperIndex
-from ragqa.models import embed_name
+from ragqa.store.index import PaperIndex
+from ragqa.models.weights import embed_name
 settings = Settings()
 try:
     index = PaperIndex(settings, embed_name(settings))

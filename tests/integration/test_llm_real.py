@@ -14,7 +14,7 @@ pytestmark = pytest.mark.integration
 
 def _require(settings, name):
     from ragqa.errors import ModelError
-    from ragqa.models import check_gguf
+    from ragqa.models.weights import check_gguf
 
     try:
         return check_gguf(settings, name)
@@ -29,7 +29,7 @@ def _require(settings, name):
 ])
 def test_default_model_answers_with_valid_citations(real_pipeline, question, expect):
     _require(real_pipeline.settings, real_pipeline.settings.llm_model)
-    from ragqa.ask import ask
+    from ragqa.answer.ask import ask
 
     answer = ask(real_pipeline, question)
     retrieved = {h.paper_id for h in answer.retrieved}
@@ -60,7 +60,7 @@ def openai_server(real_pipeline):
 
 
 def test_openai_compatible_server_backend_streams(real_pipeline, openai_server):
-    from ragqa.ask import stream_answer
+    from ragqa.answer.ask import stream_answer
     from ragqa.pipeline import Pipeline
 
     settings = real_pipeline.settings.model_copy(update={"llm_backend": "openai", "openai_base_url": openai_server,
@@ -89,7 +89,7 @@ def _check_citations(answer):
 ])
 def test_list_questions_get_one_cited_line_per_paper(real_pipeline, question):
     _require(real_pipeline.settings, real_pipeline.settings.llm_model)
-    from ragqa.ask import ask
+    from ragqa.answer.ask import ask
 
     answer = ask(real_pipeline, question)
     assert answer.form == "list" and not answer.abstained and answer.mode == "list"
@@ -106,7 +106,7 @@ def test_list_questions_get_one_cited_line_per_paper(real_pipeline, question):
 
 def test_count_question_states_the_number_it_lists(real_pipeline):
     _require(real_pipeline.settings, real_pipeline.settings.llm_model)
-    from ragqa.ask import ask
+    from ragqa.answer.ask import ask
 
     answer = ask(real_pipeline, "How many papers study sparse autoencoders?")
     assert answer.form == "count" and not answer.abstained
@@ -124,7 +124,7 @@ def test_count_question_states_the_number_it_lists(real_pipeline):
 ])
 def test_explain_questions_answer_from_the_named_paper(real_pipeline, question, expect):
     _require(real_pipeline.settings, real_pipeline.settings.llm_model)
-    from ragqa.ask import ask
+    from ragqa.answer.ask import ask
 
     answer = ask(real_pipeline, question)
     assert answer.form == "explain" and not answer.abstained and answer.mode in ("llm", "extractive")
@@ -137,7 +137,7 @@ def test_explain_questions_answer_from_the_named_paper(real_pipeline, question, 
     "What is a good recipe for sourdough bread?",
 ])
 def test_off_topic_questions_abstain_before_the_llm(real_pipeline, question):
-    from ragqa.ask import ask
+    from ragqa.answer.ask import ask
 
     answer = ask(real_pipeline, question)
     assert answer.abstained and answer.why == "not answerable" and not answer.citations

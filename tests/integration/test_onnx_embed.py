@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragqa.config import Settings
-from ragqa.models import load_embedder
+from ragqa.models.weights import load_embedder
 
 pytestmark = pytest.mark.integration
 TEXTS = ["Sparse autoencoders decompose activations into interpretable features.",
@@ -26,7 +26,7 @@ def test_onnx_vectors_match_torch():
 
 
 def test_onnx_backend_imports_no_torch():
-    code = ("import sys; from ragqa.config import Settings; from ragqa.models import load_embedder; "
+    code = ("import sys; from ragqa.config import Settings; from ragqa.models.weights import load_embedder; "
             "e = load_embedder(Settings(embed_backend='onnx')); e.get_query_embedding('x'); print('torch' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"HF_HUB_OFFLINE": "1", "PATH": ""})
     assert done.returncode == 0, done.stderr[-400:]
@@ -50,8 +50,8 @@ def test_default_question_side_imports_no_torch():
 
 
 def test_a_prefetched_session_embeds_as_one_opened_on_demand():
-    from ragqa import onnx_session
-    from ragqa.models import prefetch_embedder
+    from ragqa.models import onnx_session
+    from ragqa.models.weights import prefetch_embedder
 
     prefetch_embedder(Settings(query_backend="onnx"))
     assert len(onnx_session._pending) == 1

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragqa.corpus import Paper
 from ragqa.errors import QueryError
+from ragqa.ingest.corpus import Paper
 from ui.app import write_export
 from ui.library import check_library_name, library_name_for
 

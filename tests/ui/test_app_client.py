@@ -191,7 +191,7 @@ def _bars(update) -> list[list]:
 def test_group_answer_shows_its_counts_as_a_bar_chart(ui_url, ui_pipeline):
     from gradio_client import Client
 
-    from ragqa.ask import ask
+    from ragqa.answer.ask import ask
 
     answer = ask(ui_pipeline, GROUP_QUESTION)
     assert answer.form == "group" and answer.table

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragqa.answer import Answer
+from ragqa.answer.records import Answer
 from ui.charts import MAX_BARS, chart_rows, group_chart
 
 

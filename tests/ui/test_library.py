@@ -151,7 +151,7 @@ def test_an_upload_that_fails_half_way_says_what_it_added(indexed, tmp_path, mon
     import gradio as gr
 
     from ragqa.errors import StoreFailedError
-    from ragqa.index import PaperIndex
+    from ragqa.store.index import PaperIndex
     from ui.app import AppState
     from ui.library import LibraryTab
 

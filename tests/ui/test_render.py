@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from ragqa.corpus import LoadReport, Skip
-from ragqa.index import IngestReport
+from ragqa.ingest.corpus import LoadReport, Skip
+from ragqa.store.index import IngestReport
 from ui.render import error_line, facet_summary, ingest_report, paper_record, status_line
 
 
@@ -64,7 +64,7 @@ def test_paper_record_shows_every_field_escaped():
 
 
 def test_a_flagged_paper_card_says_so():
-    from ragqa.hits import Hit
+    from ragqa.retrieval.hits import Hit
     from ui.render import FLAG_NOTE, card
 
     meta = {"label": "X", "text": "We study graphs.", "flags": "instructions"}
@@ -75,8 +75,8 @@ def test_a_flagged_paper_card_says_so():
 def test_an_abstention_after_the_model_saw_sources_lists_them_as_nearest_papers_only():
     """A capable model's refusal is trusted after its sources were shown: the panel must not keep "Sources given to the
     model" under "Not covered" (issue #14), but list those papers as the nearest ones."""
-    from ragqa.answer import Answer, Source
-    from ragqa.hits import Hit
+    from ragqa.answer.records import Answer, Source
+    from ragqa.retrieval.hits import Hit
     from ui.render import sources_panel
 
     hit = Hit(paper_id="p1", score=0.5, relevance=0.6, text="x", meta={"label": "DRAGON", "title": "DRAGON"})
@@ -111,7 +111,7 @@ def test_metadata_in_the_papers_counts_is_shown_as_text_never_fetched():
 
 
 def test_an_answer_naming_hostile_metadata_renders_no_image_or_link():
-    from ragqa.answer import Answer
+    from ragqa.answer.records import Answer
     from ui.render import answer_markdown, inert
 
     for value in REMOTE:
@@ -128,7 +128,7 @@ def test_an_answer_naming_hostile_metadata_renders_no_image_or_link():
 ])
 def test_every_answer_shows_its_coverage(coverage, abstained, shown):
     """#44 4: the coverage tier is a visible badge on the chat message."""
-    from ragqa.answer import Answer
+    from ragqa.answer.records import Answer
     from ui.render import answer_markdown
 
     text = answer_markdown(Answer("Which papers study X?", "Some text [1].", abstained, "list", coverage=coverage))

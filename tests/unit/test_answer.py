@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from ragqa.ask import ask, stream_answer
+from ragqa.answer.ask import ask, stream_answer
 from tests.fakes import ScriptedLLM
 
 
@@ -143,7 +143,7 @@ def test_follow_up_whose_rewrite_failed_reaches_the_model_as_asked(indexed):
 ])
 def test_condensing_that_returns_the_follow_up_unchanged(question, standalone):
     from ragqa.config import Settings
-    from ragqa.rewrite import condense_question
+    from ragqa.query.rewrite import condense_question
 
     history = ["Which paper introduces prospector heads?"]
     rewritten = condense_question(ScriptedLLM([question]), history, question, Settings())
@@ -156,7 +156,7 @@ def test_condensing_that_returns_the_follow_up_unchanged(question, standalone):
 ])
 def test_condensing_that_drops_what_the_follow_up_asks(rewrite, kept):
     from ragqa.config import Settings
-    from ragqa.rewrite import condense_question
+    from ragqa.query.rewrite import condense_question
 
     history, question = ["Which paper introduces prospector heads?"], "Were they tested on speech recordings?"
     rewritten = condense_question(ScriptedLLM([rewrite]), history, question, Settings())
@@ -188,7 +188,7 @@ def test_follow_up_without_earlier_citations_gets_the_previous_questions_papers(
 def test_an_earlier_citation_retrieval_finds_again_is_still_the_paper_the_follow_up_names(indexed):
     """"它们" / "they" after an answer names the paper it cited, whether or not the rewritten query also retrieves it:
     found again, it was left an ordinary hit, and a closer paper took the answer."""
-    from ragqa.retrieve import search
+    from ragqa.retrieval.retrieve import search
 
     query = "How are sparse autoencoders trained at large widths?"
     second = search(indexed.searcher, query).hits[1].paper_id  # retrieved, but not the best match
@@ -233,7 +233,7 @@ def test_answer_json_shape(indexed):
 
 
 def test_a_conversation_carries_follow_ups_through_pipeline_ask(indexed):
-    from ragqa.conversation import Conversation
+    from ragqa.answer.conversation import Conversation
 
     conv = Conversation(cited=[])
     pipeline = _pipeline(indexed, [cite("DiffAug", "DiffAug augments images with one diffusion step"),
@@ -250,8 +250,8 @@ def test_a_conversation_carries_follow_ups_through_pipeline_ask(indexed):
 
 
 def test_an_abstained_turn_keeps_what_follow_ups_refer_to():
-    from ragqa.answer import Answer, Citation
-    from ragqa.conversation import Conversation
+    from ragqa.answer.conversation import Conversation
+    from ragqa.answer.records import Answer, Citation
 
     conv = Conversation(cited=["p1"])
     conv.record("Is there work on sign language?", Answer("Is there work on sign language?", "Not covered.", True, "abstain", ""))
@@ -300,7 +300,7 @@ def test_a_list_puts_papers_below_the_topical_point_last_under_their_own_heading
     says so; the papers listed and counted do not change (#44 1)."""
     from dataclasses import replace as with_points
 
-    from ragqa.compose import weaker_heading
+    from ragqa.answer.compose import weaker_heading
 
     question = "Which papers use fractional derivatives?"  # no paper is labelled so: the tiers are the model's alone
     pipeline = _pipeline(indexed, ["unused [1]."])

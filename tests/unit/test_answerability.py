@@ -6,11 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from ragqa.answerability import (
+from ragqa.answer.answerability import (
     FEATURES,
     Calibration,
     Candidate,
-    TermStats,
     candidate_features,
     judge,
     load_calibration,
@@ -18,7 +17,8 @@ from ragqa.answerability import (
     with_context,
 )
 from ragqa.errors import RagqaError
-from ragqa.hits import Hit
+from ragqa.retrieval.hits import Hit
+from ragqa.text.terms import TermStats
 
 
 def _calibration(**kw) -> Calibration:
@@ -172,7 +172,7 @@ def test_terms_drop_question_form_words():
 
 def test_a_papers_hyphenated_words_also_give_their_parts():
     """A question's "high norm tokens" finds an abstract's "high-norm tokens"; the compound itself stays a term."""
-    from ragqa.terms import paper_terms
+    from ragqa.text.terms import paper_terms
 
     found = paper_terms({"title": "Vision Transformers Need Registers", "text": "Artifacts are high-norm tokens."})
     assert {"high-norm", "high", "norm", "token", "register"} <= found
@@ -278,7 +278,7 @@ def test_generated_questions_join_as_answerable_or_near_miss_by_where_their_pape
 
     def factory(prefix):
         return Pipeline(settings if prefix is None else settings.model_copy(update={"collection_prefix": prefix}))
-    from ragqa.corpus import load_paths
+    from ragqa.ingest.corpus import load_paths
     ids = [p.paper_id for p in load_paths([corpus])[0].papers]
     generated = [{"id": f"g{i}", "question": f"question about {i}?", "gold": [pid]} for i, pid in enumerate(ids)]
     generated.append({"id": "gx", "question": "about no paper here?", "gold": ["not-a-paper"]})
@@ -297,7 +297,7 @@ def test_a_check_set_is_scored_from_its_saved_rows_which_stay_as_measured(trees)
     """`--check` rows are saved with the report as measured (every MEASURED feature), so a `--rows` refit scores them
     without the bundled index; scoring leaves them as they were."""
     from evals.calibrate import check_dataset
-    from ragqa.answerability import MEASURED
+    from ragqa.answer.answerability import MEASURED
 
     strong = dict(cosine=0.9, closeness=0.9, coverage=1.0, rarest=1.0, unseen=0.0, gap=0.0, named=0.0, qlen=4.0)
     weak = dict(strong, cosine=0.1, closeness=0.1, coverage=0.0, gap=0.5)

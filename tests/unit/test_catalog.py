@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ragqa.catalog import Catalog
 from ragqa.errors import IndexMissingError
-from ragqa.index import CHUNK_FIELDS, paper_metadata
+from ragqa.store.catalog import Catalog
+from ragqa.store.index import CHUNK_FIELDS, paper_metadata
 
 CHUNK_KEYS = set(CHUNK_FIELDS) | {"chunk", "n_chunks"}
 
@@ -157,7 +157,7 @@ def test_ingest_saves_a_lexical_index_that_readers_load_instead_of_reading_every
 
 
 def _paper(pid, text, title=None):
-    from ragqa.corpus import Paper
+    from ragqa.ingest.corpus import Paper
 
     return Paper(paper_id=pid, abstract=text, text=text, label=title or text[:40], title=title, venue="ICML", year=2024)
 
@@ -166,8 +166,7 @@ def test_the_term_table_counts_what_an_in_memory_count_of_the_records_counts(tmp
     """Readers look up a question's terms in the catalog instead of counting every paper's terms at start; the
     table must hold the same document frequencies after inserts, an update that changes a paper's text, updates that
     change none of its words, and a delete."""
-    from ragqa.answerability import TermStats
-    from ragqa.terms import terms
+    from ragqa.text.terms import TermStats, terms
 
     catalog = Catalog(tmp_path / "c.sqlite")
     papers = [_paper("a", "Sparse autoencoders find features in transformers.", "Sparse Autoencoders"),
@@ -221,7 +220,7 @@ def test_the_newest_of_each_group_are_the_ones_newest_lists_whether_looked_up_or
 
 def _tokenized(monkeypatch) -> list[str]:
     """Chunk ids whose text each lexical build tokenizes (the rest come from the saved index's tokens)."""
-    from ragqa.lexical import LexicalIndex
+    from ragqa.store.lexical import LexicalIndex
 
     seen: list[str] = []
     build = LexicalIndex.build.__func__
@@ -270,7 +269,7 @@ def test_a_write_killed_before_its_index_is_saved_leaves_it_stale_and_the_next_s
     """The generation moves before the first chunk is written and the catalog records which papers' chunks change:
     a writer killed before it saves the lexical index leaves the old one stale to readers (not current, missing the
     new chunks), and the next ingest, with nothing left to write, tokenizes only the killed write's chunks."""
-    from ragqa.index import PaperIndex
+    from ragqa.store.index import PaperIndex
 
     index = indexed.index()
     monkeypatch.setattr(PaperIndex, "refresh_lexical", lambda self: None)  # killed after the writes
@@ -319,7 +318,7 @@ def test_a_writer_reads_what_its_lexical_build_needs_then_lets_go_of_chromas_vec
     from chromadb.api.client import Client
     from chromadb.api.models.Collection import Collection
 
-    from ragqa.lexical import LexicalIndex
+    from ragqa.store.lexical import LexicalIndex
 
     pipeline, report = bundled
     closed, building, read_while_building = [], [False], []

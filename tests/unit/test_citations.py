@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from ragqa.answer import Source
-from ragqa.citations import parse_markers, resolve_citations
-from ragqa.hits import Hit
+from ragqa.answer.citations import parse_markers, resolve_citations
+from ragqa.answer.records import Source
+from ragqa.retrieval.hits import Hit
 from tests.fakes import fake_sources as _sources
 
 
@@ -29,7 +29,7 @@ def test_resolve_drops_uncited_sentences():
 
 
 def test_abbreviations_do_not_end_answer_sentences():
-    from ragqa.citations import split_answer_sentences
+    from ragqa.answer.citations import split_answer_sentences
 
     text = "Karvonen et al. evaluate SAEs on board games, e.g. chess [1]. Others use vision models, i.e. ViTs [2]."
     assert split_answer_sentences(text) == ["Karvonen et al. evaluate SAEs on board games, e.g. chess [1].",
@@ -37,7 +37,7 @@ def test_abbreviations_do_not_end_answer_sentences():
 
 
 def test_markers_used_as_nouns_get_the_papers_name():
-    from ragqa.citations import name_bare_markers
+    from ragqa.answer.citations import name_bare_markers
 
     def source(n, **meta):
         return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="", meta=meta), ("x",))
@@ -60,7 +60,7 @@ def test_uncited_sentence_supported_by_a_cited_source_gets_its_marker():
 
 
 def test_a_sentence_that_names_a_paper_cites_it():
-    from ragqa.citations import cite_named
+    from ragqa.answer.citations import cite_named
 
     def source(n, label, evidence="x"):
         return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="", meta={"label": label, "venue": "ICLR 2025"}), (evidence,))
@@ -90,7 +90,7 @@ def test_markers_written_as_sentences_of_their_own_join_the_claim():
 def test_chinese_sentences_split_without_a_space_and_an_uncited_one_gets_the_only_source():
     """The 1.5B answers a Chinese question in unmarked Chinese: every sentence was one run-on 'sentence', dropped as
     uncited, and the answer fell back to English quotes."""
-    from ragqa.citations import split_answer_sentences
+    from ragqa.answer.citations import split_answer_sentences
 
     assert split_answer_sentences("它用额外的token。[1]。它修复了伪影！它更平滑？") == ["它用额外的token。[1]。", "它修复了伪影！", "它更平滑？"]
     one = _sources()[:1]
@@ -110,7 +110,7 @@ def test_a_short_cited_sentence_is_checked_too():
 
 
 def test_a_follow_up_leans_on_the_conversation_only_when_it_refers_back():
-    from ragqa.rewrite import leans_on_history
+    from ragqa.query.rewrite import leans_on_history
 
     assert not leans_on_history("Who won the 2022 World Cup?", False)
     assert leans_on_history("What data were they evaluated on?", False)
@@ -121,7 +121,7 @@ def test_a_follow_up_leans_on_the_conversation_only_when_it_refers_back():
 def test_a_translated_follow_up_is_not_a_rewrite_from_the_conversation(indexed):
     """A Chinese follow-up's English query differs from the question because it was translated: that alone must not
     make earlier citations its subject (it did: every Chinese follow-up leaned on the history)."""
-    from ragqa.retrieve import search
+    from ragqa.retrieval.retrieve import search
 
     history = ["What do B-cos networks change in a network's layers?"]
     asked = search(indexed.searcher, "谁赢得了2022年世界杯？", history=history, rewrite=lambda q, h: q,
@@ -133,7 +133,7 @@ def test_a_translated_follow_up_is_not_a_rewrite_from_the_conversation(indexed):
 
 
 def test_the_questions_own_words_are_no_evidence_for_a_cited_sentence():
-    from ragqa.guards import PROFILES
+    from ragqa.answer.guards import PROFILES
 
     def source(evidence):
         return Source(1, Hit(paper_id="p", score=0.0, relevance=None, text="", meta={"label": "Gauge"}), (evidence,))

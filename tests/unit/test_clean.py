@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragqa.clean import clean_text, corpus_vocabulary, dehyphenate, make_label
+from ragqa.text.clean import clean_text, corpus_vocabulary, dehyphenate, make_label
 
 
 @pytest.mark.parametrize("raw,expected", [

@@ -217,7 +217,7 @@ def test_a_damaged_store_is_one_line_and_left_untouched(env, capsys, monkeypatch
 
 
 def test_a_group_answer_prints_an_aligned_table():
-    from ragqa.answer import Answer, Citation
+    from ragqa.answer.records import Answer, Citation
     from ragqa.cli_answer import group_table
 
     cites = [Citation(n, f"p{n}", f"P{n}", "ICLR 2024", 2024, [], "", "") for n in (1, 2, 3)]

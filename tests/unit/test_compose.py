@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragqa.answer import Source
-from ragqa.compose import (
+from ragqa.answer.compose import (
     best_sentence,
     byline,
     cite_groups,
@@ -16,7 +15,8 @@ from ragqa.compose import (
     lead,
     list_items,
 )
-from ragqa.hits import Hit
+from ragqa.answer.records import Source
+from ragqa.retrieval.hits import Hit
 from tests.fakes import fake_sources as _sources
 
 
@@ -57,7 +57,7 @@ class _Cache:
         self.vectors = vectors
 
     def get(self, hits):
-        from ragqa.sentences import split_sentences
+        from ragqa.text.sentences import split_sentences
 
         return [(split_sentences(h.meta["text"]), self.vectors) for h in hits]
 
@@ -86,9 +86,9 @@ def test_a_question_with_no_subject_quotes_the_sentence_that_sums_each_paper_up(
 
 def test_filters_that_match_no_paper_are_named_in_the_answer():
     """"How many ICML 2024 orals?" with none indexed, or a topic within such filters: say exactly which filters match nothing."""
-    from ragqa.compose import abstain_text
+    from ragqa.answer.compose import abstain_text
     from ragqa.config import Settings
-    from ragqa.retrieve import Filters, SearchResult
+    from ragqa.retrieval.retrieve import Filters, SearchResult
 
     rule = Filters(venue="ICML 2024", status="Oral")
     assert lead("How many ICML 2024 orals are there?", 0, 0, rule) == "No indexed paper matches venue = ICML 2024, status = Oral."
@@ -157,7 +157,7 @@ def test_a_group_answer_cites_the_first_papers_of_the_groups_it_shows_and_counts
 
 
 def test_a_records_field_is_stated_from_the_record_and_a_missing_one_is_said_to_be_missing():
-    from ragqa.compose import field_text
+    from ragqa.answer.compose import field_text
 
     named = _source(1, title="Stable Flow", authors="Ann Basu; Bo Li; Cy Wu", venue="ICLR 2025", year=2025)
     other = _source(2, title="Graph Kernels", authors="Dee Ray", venue="", year=None, authors_truncated=True)
@@ -173,14 +173,14 @@ def test_a_records_field_is_stated_from_the_record_and_a_missing_one_is_said_to_
 
 
 def test_abstention_names_the_nearest_papers_by_title_where_known():
-    from ragqa.compose import abstain_text
+    from ragqa.answer.compose import abstain_text
     from ragqa.config import Settings
-    from ragqa.retrieve import Hit, SearchResult
+    from ragqa.retrieval.retrieve import Hit, SearchResult
 
     hits = [Hit(paper_id="a", score=1.0, relevance=0.5, text="t",
                 meta={"label": "VQA-Constraints", "title": "Understanding Information Storage in MLLMs", "venue": "NeurIPS 2024"}),
             Hit(paper_id="b", score=0.9, relevance=0.5, text="t", meta={"label": "Embedders play a central role…", "venue": "NeurIPS 2024"})]
-    from ragqa.retrieve import Filters
+    from ragqa.retrieval.retrieve import Filters
 
     text = abstain_text(SearchResult(question="How do MLLMs store facts?", query="How do MLLMs store facts?", filters=Filters(),
                                      hits=hits), Settings())

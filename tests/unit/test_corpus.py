@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from ragqa.corpus import load_file, load_manifest, load_paths, merge_all, paper_id_for, parse_listing
 from ragqa.errors import ListingError
+from ragqa.ingest.corpus import load_file, load_manifest, load_paths, merge_all, paper_id_for, parse_listing
 
 ABSTRACT = ("We introduce FooNet, a model for graphs. " * 6).strip()
 ABSTRACT2 = ("Diffusion models degrade when sampling with few steps, and we study why this happens in detail. " * 3).strip()
@@ -165,7 +165,7 @@ def test_bad_file_in_folder_does_not_stop_the_rest(tmp_path, settings):
 
 def test_absurd_year_keeps_the_record_without_a_year(tmp_path):
     """#46 1: a malformed field keeps the record, with the value as written and a one-line warning naming it."""
-    from ragqa.corpus import load_file
+    from ragqa.ingest.corpus import load_file
 
     path = tmp_path / "y.jsonl"
     path.write_text('{"id": "a", "abstract": "A fine abstract about graphs and more graphs.", "year": 1e400}\n'

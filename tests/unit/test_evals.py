@@ -127,7 +127,7 @@ def test_generated_questions_must_stand_alone():
 
 def test_citation_support_check_can_fail():
     from evals.answers import citations_supported
-    from ragqa.answer import Answer, Citation
+    from ragqa.answer.records import Answer, Citation
 
     good = Citation(1, "p1", "DRAGON", "ICML 2024", 2024, [], "DRAGON learns the order of fractional derivatives on graphs.", "")
     answer = Answer("q", "DRAGON learns fractional derivative orders on graphs [1].", False, "llm", citations=[good])

@@ -3,16 +3,16 @@ from __future__ import annotations
 
 import pytest
 
-from ragqa.evidence import fit_budget
-from ragqa.prompting import render_sources
-from ragqa.sentences import split_sentences
+from ragqa.answer.evidence import fit_budget
+from ragqa.answer.prompting import render_sources
+from ragqa.text.sentences import split_sentences
 from tests.fakes import fake_sources as _sources
 
 
 def test_prompt_budget_is_respected(settings):
     settings.prompt_budget = 200
     sources = _sources(n=4, sentences=8)
-    from ragqa.evidence import count_tokens
+    from ragqa.answer.evidence import count_tokens
 
     fitted = fit_budget(sources, settings)
     assert count_tokens(render_sources(fitted, settings)) <= 200
@@ -27,7 +27,7 @@ def test_evidence_sentences_do_not_end_at_abbreviations():
 
 
 def test_a_quote_comes_from_the_papers_own_part_before_its_background():
-    from ragqa.sentences import own_part_first
+    from ragqa.text.sentences import own_part_first
 
     sentences = ["Data valuation plays a crucial role in machine learning.", "Existing methods are slow.",
                  "We propose GMV, a training-free valuation method.", "GMV is 10x faster than Shapley sampling."]
@@ -36,7 +36,7 @@ def test_a_quote_comes_from_the_papers_own_part_before_its_background():
 
 
 def test_sentences_glued_by_a_lost_space_are_split():
-    from ragqa.sentences import split_sentences
+    from ragqa.text.sentences import split_sentences
 
     assert split_sentences("We study dirty samples.The code is available at https://github.com/a/b. See Fig. 2.") == [
         "We study dirty samples.", "The code is available at https://github.com/a/b.", "See Fig. 2."]
@@ -54,13 +54,13 @@ def test_sentences_glued_by_a_lost_space_are_split():
     ("We release a dataset of 10k proofs and show that fine-tuning on it doubles accuracy.", False),
 ])
 def test_available_at(sentence, available):
-    from ragqa.sentences import available_at
+    from ragqa.text.sentences import available_at
 
     assert available_at(sentence) is available
 
 
 def test_a_code_link_is_quoted_last():
-    from ragqa.sentences import own_part_first
+    from ragqa.text.sentences import own_part_first
 
     sentences = ["LLMs estimate densities in context.", "Our codebase is publicly available at https://github.com/a/b.",
                  "We find their trajectories follow a low-dimensional path."]

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragqa.corpus import _make_paper, load_file, load_paths
 from ragqa.errors import RagqaError
-from ragqa.export import _INVISIBLE, citekeys, escape_latex, export_papers, format_for_path, split_name
-from ragqa.formats import bibtex_records, decode_latex
+from ragqa.ingest.corpus import _make_paper, load_file, load_paths
+from ragqa.ingest.export import _INVISIBLE, citekeys, escape_latex, export_papers, format_for_path, split_name
+from ragqa.ingest.formats import bibtex_records, decode_latex
 
 LIBRARIES = Path(__file__).resolve().parents[1] / "data" / "libraries"
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpora"
@@ -256,7 +256,7 @@ EXPORTED_FIELDS = {"title", "author", "year", "booktitle", "howpublished", "abst
 
 
 def _one_line(text: str) -> str:
-    from ragqa.export import plain
+    from ragqa.ingest.export import plain
     return plain(text)
 
 
@@ -283,7 +283,7 @@ def test_hostile_fields_never_add_entries_or_fields_to_a_bibtex_export(papers):
         assert {f.key for f in entry.fields} <= EXPORTED_FIELDS
         url = entry.fields_dict.get("url")
         assert url is None or re.fullmatch(r"https?://[^\s{}\\\"<>]+", url.value)
-    from ragqa.corpus import paper_id_for
+    from ragqa.ingest.corpus import paper_id_for
 
     back = {paper_id_for(record["abstract"]): record for _, record in bibtex_records(text)}
     for p in papers:  # ragqa reads back the same paper (its id), its fields on one line without invisible characters
@@ -331,7 +331,7 @@ def test_hostile_fields_give_one_markdown_list_item_per_paper_and_only_web_links
     ("javascript:alert(1)", None), ("file:///etc/passwd", None), ("www.example.org", None), ("https://", None),
 ])
 def test_safe_url(url, safe):
-    from ragqa.export import safe_url
+    from ragqa.ingest.export import safe_url
     assert safe_url(url) == safe
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ragqa.corpus import load_file, load_paths, paper_id_for
 from ragqa.errors import ListingError
-from ragqa.formats import bibtex_records, decode_latex, detect_format, read_records
+from ragqa.ingest.corpus import load_file, load_paths, paper_id_for
+from ragqa.ingest.formats import bibtex_records, decode_latex, detect_format, read_records
 
 LIBRARIES = Path(__file__).resolve().parents[1] / "data" / "libraries"
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpora"
@@ -298,7 +298,7 @@ def test_several_paths_at_once_merge_duplicates(tmp_path):
 
 def test_csl_json_from_a_reference_manager_is_read_by_content(tmp_path):
     """Zotero, Mendeley and Paperpile export CSL-JSON; ragqa exported it but could not read it (#46 3)."""
-    from ragqa.corpus import load_file
+    from ragqa.ingest.corpus import load_file
 
     items = [
         {"id": "http://zotero.org/users/1/items/ABC", "type": "paper-conference", "citation-key": "vaswani2017attention",
@@ -323,8 +323,8 @@ def test_csl_json_from_a_reference_manager_is_read_by_content(tmp_path):
 
 
 def test_ragqas_own_csl_json_export_reads_back_as_the_same_papers(tmp_path):
-    from ragqa.corpus import load_file
-    from ragqa.export import export_papers
+    from ragqa.ingest.corpus import load_file
+    from ragqa.ingest.export import export_papers
 
     originals = load_file(LIBRARIES / "zotero.bib").papers
     path = tmp_path / "export.json"
@@ -337,7 +337,7 @@ def test_ragqas_own_csl_json_export_reads_back_as_the_same_papers(tmp_path):
 def test_a_real_world_bib_keeps_colliding_keys_and_sloppy_author_lists(tmp_path):
     """Two different papers under one citekey (li2024learning, common in raw exports) and an author list with a stray
     comma ("… and weihongluo,  and …", as a proceedings export wrote it) are every one kept (#46 1)."""
-    from ragqa.corpus import load_file
+    from ragqa.ingest.corpus import load_file
 
     path = tmp_path / "icml.bib"
     path.write_text("""@string{icml = {International Conference on Machine Learning}}

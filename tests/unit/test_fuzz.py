@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragqa.corpus import LoadReport, load_file, load_paths, paper_id_for, parse_listing
 from ragqa.errors import ListingError, RagqaError
+from ragqa.ingest.corpus import LoadReport, load_file, load_paths, paper_id_for, parse_listing
 from tests.conftest import ROOT
 
 
@@ -573,7 +573,7 @@ def test_known_bug_search_page_trailing_junk_keeps_the_counts_consistent():
 
 def _load_in_subprocess(path: Path, seconds: float) -> bool:
     """True if load_file(path) finishes within `seconds` in a fresh interpreter (killed otherwise)."""
-    code = f"from ragqa.corpus import load_file; load_file({str(path)!r})"
+    code = f"from ragqa.ingest.corpus import load_file; load_file({str(path)!r})"
     try:
         subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=seconds, check=True, capture_output=True)
         return True

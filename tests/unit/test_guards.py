@@ -3,10 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragqa.answer import Source
-from ragqa.citations import resolve_citations
-from ragqa.config import Settings
-from ragqa.guards import (
+from ragqa.answer.citations import resolve_citations
+from ragqa.answer.guards import (
     CITE_NAMED,
     CITE_SUPPORTED,
     NAME_SUBJECT,
@@ -15,7 +13,9 @@ from ragqa.guards import (
     name_subject,
     profile_for,
 )
-from ragqa.hits import Hit
+from ragqa.answer.records import Source
+from ragqa.config import Settings
+from ragqa.retrieval.hits import Hit
 from tests.fakes import ScriptedLLM
 
 
@@ -74,7 +74,7 @@ def test_a_sentence_that_only_names_a_paper_is_not_cited_to_it():
 
 
 def test_without_cite_supported_an_uncited_sentence_is_dropped():
-    from ragqa.guards import ModelProfile
+    from ragqa.answer.guards import ModelProfile
 
     profile = ModelProfile("test", frozenset({CITE_NAMED}))
     text, cited, _, dropped = resolve_citations(
@@ -112,7 +112,7 @@ def _closest(source, sentences):
 
 
 def test_quote_top_up_adds_what_a_thin_answer_does_not_state():
-    from ragqa.compose import quote_top_up
+    from ragqa.answer.compose import quote_top_up
 
     s = _closest(_source(1, "GraphMix", ["We propose GraphMix, which mixes subgraphs.", "GraphMix improves accuracy by 2.1 points.",
                                          "It helps most with few graphs."]),
@@ -128,7 +128,7 @@ def test_quote_top_up_adds_what_a_thin_answer_does_not_state():
 
 
 def test_only_the_small_profile_tops_up(indexed):
-    from ragqa.guards import QUOTE_TOP_UP
+    from ragqa.answer.guards import QUOTE_TOP_UP
 
     question = "Which graph neural network uses distributed-order fractional calculus?"
     for profile, expect in (("small", True), ("strong", False)):
@@ -143,7 +143,7 @@ def test_only_the_small_profile_tops_up(indexed):
 def test_untitled_papers_are_never_named_by_their_opening_words():
     from dataclasses import replace
 
-    from ragqa.compose import extractive_answer, quote_top_up
+    from ragqa.answer.compose import extractive_answer, quote_top_up
 
     s = _closest(_source(1, "x", ["Embedders play a central role in machine learning.", "We compare embedders without labels."]),
                  ["We compare embedders without labels.", "Embedders play a central role in machine learning."])
@@ -165,13 +165,13 @@ def test_untitled_papers_are_never_named_by_their_opening_words():
     ("Western models answer well [1].", None),  # no first person
 ])
 def test_third_person_guard_turns_an_abstracts_we_into_its_authors(sentence, expected):
-    from ragqa.guards import third_person
+    from ragqa.answer.guards import third_person
 
     assert third_person(sentence) == expected
 
 
 def test_third_person_guard_runs_in_the_small_profile_only():
-    from ragqa.guards import THIRD_PERSON
+    from ragqa.answer.guards import THIRD_PERSON
 
     sources = [_source(1, "DiffAug", ["We augment training images with a single diffusion step."])]
     fired = []
@@ -192,13 +192,13 @@ def test_third_person_guard_runs_in_the_small_profile_only():
     ("Anything at all [1].", "", False),  # no question given
 ])
 def test_echo_is_a_sentence_with_no_word_beyond_the_question(sentence, question, echo):
-    from ragqa.guards import echoes
+    from ragqa.answer.guards import echoes
 
     assert echoes(sentence, question) is echo
 
 
 def test_an_echo_of_the_question_is_dropped_and_recorded():
-    from ragqa.guards import ECHO
+    from ragqa.answer.guards import ECHO
 
     fired = []
     question = "Does DiffAug augment training images?"
@@ -214,7 +214,7 @@ def test_an_echo_of_the_question_is_dropped_and_recorded():
 def _examples():
     from pathlib import Path
 
-    from ragqa.prompting import worked_examples
+    from ragqa.answer.prompting import worked_examples
 
     return worked_examples(Path(__file__).resolve().parents[2] / "prompts")
 
@@ -241,13 +241,13 @@ BCOS = ["We propose B-cosification, which transforms existing pre-trained models
     ("Yes, B-cosification keeps its interpretability [1].", "Does B-cosification keep its interpretability?", False),
 ])
 def test_leaks_example(sentence, question, leaks):
-    from ragqa.guards import leaks_example
+    from ragqa.answer.guards import leaks_example
 
     assert leaks_example(sentence, _examples(), " ".join(BCOS) + " B-cosification", question) is leaks
 
 
 def test_example_leak_guard_drops_the_copied_sentence_and_records_it():
-    from ragqa.guards import EXAMPLE_LEAK, ModelProfile
+    from ragqa.answer.guards import EXAMPLE_LEAK, ModelProfile
 
     sources = [_source(1, "B-cosification", BCOS)]
     draft = "B-cosification 是一种将预训练模型转换为可解释模型的方法 [1]。在精度不变的情况下，它把内存减半 [1]。"
@@ -262,7 +262,7 @@ def test_example_leak_guard_drops_the_copied_sentence_and_records_it():
 
 
 def test_repeat_guard_drops_a_restated_sentence_only():
-    from ragqa.guards import REPEAT, ModelProfile
+    from ragqa.answer.guards import REPEAT, ModelProfile
 
     sources = [_source(1, "B-cosification", BCOS)]
     draft = ("B-cosification 是一种将预训练模型转换为可解释模型的方法 [1]。它不需要从头训练 [1]。"

@@ -6,8 +6,8 @@ import json
 import pytest
 import tiktoken
 
-from ragqa.corpus import load_file
-from ragqa.index import split_papers
+from ragqa.ingest.corpus import load_file
+from ragqa.store.index import split_papers
 
 ENC = tiktoken.get_encoding("cl100k_base")
 
@@ -150,7 +150,7 @@ def test_verify_repairs_without_the_source_files(indexed, capsys, monkeypatch):
     monkeypatch.setenv("RAGQA_VECTORSTORE_DIR", str(indexed.settings.vectorstore_dir))
     monkeypatch.setenv("RAGQA_EMBED_MODEL", "hash")
     monkeypatch.setenv("RAGQA_DATA_DIR", "/nonexistent")  # the stored chunks are enough
-    from ragqa.index import PaperIndex
+    from ragqa.store.index import PaperIndex
 
     reads = []
     all_metadata = PaperIndex.all_metadata
@@ -191,7 +191,7 @@ def test_ingest_embeds_similar_lengths_together_and_each_chunk_keeps_its_own_vec
     hand any chunk another chunk's vector."""
     import numpy as np
 
-    from ragqa.hashing import HashingEmbedding
+    from ragqa.models.hashing import HashingEmbedding
     from ragqa.pipeline import Pipeline
 
     calls: list[list[str]] = []
@@ -327,7 +327,7 @@ def test_sigterm_stops_an_ingest_between_writes_and_the_same_command_goes_on(set
 
 def test_verify_reads_the_papers_it_repairs_from_the_catalog_a_slice_at_a_time():
     """`--verify` after a rebuild held all 436,563 records at once (6.7 GB peak): CatalogPapers reads a slice when asked."""
-    from ragqa.index import CatalogPapers
+    from ragqa.store.index import CatalogPapers
 
     class Catalog:
         def __init__(self):
@@ -347,8 +347,8 @@ def test_verify_reads_the_papers_it_repairs_from_the_catalog_a_slice_at_a_time()
 def test_searching_an_empty_index_says_to_ingest_without_counting_chroma(settings, monkeypatch):
     """Chroma's count took 5.3 s of a 13 s cold search at 1.9M chunks: emptiness is asked of the catalog."""
     from ragqa.errors import IndexMissingError
-    from ragqa.index import PaperIndex
     from ragqa.pipeline import Pipeline
+    from ragqa.store.index import PaperIndex
 
     Pipeline(settings).index(create=True)  # a collection and a catalog, no paper
     with pytest.raises(IndexMissingError, match="is empty. Run 'ragqa ingest'"):
@@ -364,8 +364,8 @@ def test_a_reader_loads_the_vector_index_in_a_thread_while_it_starts(indexed, mo
     starts that load beside its own start-up; the load itself is one query, and a failure there stays silent."""
     import threading
 
-    from ragqa.index import PaperIndex
     from ragqa.pipeline import Pipeline
+    from ragqa.store.index import PaperIndex
 
     seen = []
     monkeypatch.setattr(PaperIndex, "load_vectors", lambda self: seen.append(threading.current_thread().name))

@@ -1,7 +1,7 @@
 """The intent classifier: the form of a question decides the form of its answer."""
 import pytest
 
-from ragqa.intent import COUNT, EXPLAIN, LIST, classify
+from ragqa.query.intent import COUNT, EXPLAIN, LIST, classify
 
 
 @pytest.mark.parametrize("question, form", [
@@ -70,7 +70,7 @@ def test_form_of_question(question, form):
     ("where does the double descent peak appear for regularized LSTD?", None), ("When do the artifacts appear?", None),
 ])
 def test_a_question_about_a_papers_record(question, field):
-    from ragqa.intent import GROUP, asks_field
+    from ragqa.query.intent import GROUP, asks_field
 
     assert asks_field(question) == field
     if field:
@@ -84,7 +84,7 @@ def test_a_question_about_a_papers_record(question, field):
     ("扩散模型最新的论文有哪些？", True), ("Which papers study diffusion models?", False), ("What is a new method for X?", False),
 ])
 def test_a_question_asking_for_recent_work(question, newest):
-    from ragqa.intent import asks_newest
+    from ragqa.query.intent import asks_newest
 
     assert asks_newest(question) is newest
 
@@ -98,6 +98,6 @@ def test_a_question_asking_for_recent_work(question, newest):
     ("latest", "latest"),  # nothing else left: kept as it is
 ])
 def test_recency_words_are_taken_out_of_the_query(query, topic):
-    from ragqa.intent import without_recency
+    from ragqa.query.intent import without_recency
 
     assert without_recency(query) == topic

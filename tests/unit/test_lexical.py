@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragqa.lexical import LexicalIndex, _bm25s
-from ragqa.lexical import stemmer as _stemmer
+from ragqa.store.lexical import LexicalIndex, _bm25s
+from ragqa.store.lexical import stemmer as _stemmer
 
 TEXTS = ["Sparse autoencoders find interpretable features in language model activations.",
          "Diffusion models sample images; sampling quality degrades with few steps.",
@@ -52,7 +52,7 @@ def test_the_paged_score_matrix_is_bm25s_own_to_the_bit():
     same token ids: a random corpus with repeated tokens, over pages of uneven size."""
     from bm25s.tokenization import Tokenized
 
-    from ragqa.lexical import _Packed, _paged_bm25
+    from ragqa.store.lexical import _Packed, _paged_bm25
 
     rng = np.random.default_rng(0)
     n_vocab = 300
@@ -76,7 +76,7 @@ def test_saved_tokens_come_back_for_their_generation_only(tmp_path):
     """build(stage=...) keeps each chunk's token ids and the tokenizer's vocabulary with the saved index; they are
     offered to the next write only for the generation they were built for, and a build that takes every chunk from
     them makes the same index as one that tokenizes every text again."""
-    from ragqa.lexical import SavedTokens
+    from ragqa.store.lexical import SavedTokens
 
     ids = [f"p{i}:0" for i in range(len(TEXTS))]
     folder = tmp_path / "x.bm25"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ragqa.ask import ask
-from ragqa.corpus import authors_of
-from ragqa.metadata import AuthorIndex, names_a_topic, status_in
+from ragqa.answer.ask import ask
+from ragqa.ingest.corpus import authors_of
+from ragqa.query.metadata import AuthorIndex, names_a_topic, status_in
 from tests.fakes import ScriptedLLM
 
 PAPERS = {"a": {"authors": "Yoshua Bengio; Ann Lee", "text": "We train with Adam on long contexts."},
@@ -144,7 +144,7 @@ def test_an_unknown_author_says_so(pipeline, llm):
     ("Which papers study diffusion?", None), ("How many papers study robustness?", None), ("What is the most robust method?", None),
 ])
 def test_group_key(question, key):
-    from ragqa.intent import GROUP, classify, group_key
+    from ragqa.query.intent import GROUP, classify, group_key
 
     assert group_key(question) == key and (classify(question) == GROUP) is (key is not None)
 
@@ -229,7 +229,7 @@ TOPICAL = {"a": {"topic": "Deep Learning->Robustness"}, "b": {"topic": "Theory Â
     ("Which papers say 'robust' things about robustness?", "robustness", {"a"}, False),  # the quote is another word
 ])
 def test_topic_named_in_a_question(question, span, papers, cued):
-    from ragqa.metadata import TopicIndex
+    from ragqa.query.metadata import TopicIndex
 
     match = TopicIndex(TOPICAL).find(question)
     if span is None:
@@ -267,8 +267,8 @@ def test_a_parsed_filter_can_be_switched_off(pipeline, llm):
                                                              ("Which venue has the most oral papers?", "venue", "Oral", False)])
 def test_a_metadata_group_counts_what_the_records_say_and_cites_each_groups_newest(pipeline, llm, tmp_path, question, key,
                                                                                    status, yearless):
-    from ragqa.compose import CITED_PER_GROUP
-    from ragqa.retrieve import Filters
+    from ragqa.answer.compose import CITED_PER_GROUP
+    from ragqa.retrieval.retrieve import Filters
 
     if yearless:  # papers with no year group under "(year unknown)", as the records say
         extra = tmp_path / "undated.jsonl"
@@ -303,7 +303,7 @@ def test_every_indexed_author_a_question_writes_is_a_person_not_a_subject():
 
 def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(indexed):
     """The bundled offline-RL abstract cites "Foster et al."; no indexed author is called Foster."""
-    from ragqa.retrieve import search
+    from ragqa.retrieval.retrieve import search
 
     cited = search(indexed.searcher, "Do full trajectories get around the Foster et al. impossibility result in offline RL?",
                    translate=False)
@@ -325,6 +325,6 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
 ])
 def test_the_subject_is_what_metadata_and_request_wording_leave(question, spans, subject):
     """#44 3: what a list must be about (topical.topical_query), and whether anything is (names_a_topic)."""
-    from ragqa.metadata import names_a_topic, subject_of
+    from ragqa.query.metadata import names_a_topic, subject_of
 
     assert subject_of(question, spans) == subject and names_a_topic(question, spans) == bool(subject)

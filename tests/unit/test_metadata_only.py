@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ragqa.ask import ask
+from ragqa.answer.ask import ask
 from ragqa.config import Settings
-from ragqa.corpus import load_paths
+from ragqa.ingest.corpus import load_paths
 from ragqa.pipeline import Pipeline
-from ragqa.retrieve import Filters
+from ragqa.retrieval.retrieve import Filters
 from tests.fakes import ScriptedLLM
 
 ROOT = Path(__file__).resolve().parents[2]

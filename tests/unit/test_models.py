@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from ragqa import models
 from ragqa.config import Settings
-from ragqa.hashing import HashingEmbedding
+from ragqa.models import weights as models
+from ragqa.models.hashing import HashingEmbedding
 from ragqa.pipeline import Pipeline
 
 
@@ -42,7 +42,7 @@ def test_bm25s_loads_without_numba_or_scipy_and_both_still_import_later():
     import subprocess
     import sys
 
-    code = ("import sys; from ragqa.lexical import _bm25s; b = _bm25s(); s = 'numba' in sys.modules; "
+    code = ("import sys; from ragqa.store.lexical import _bm25s; b = _bm25s(); s = 'numba' in sys.modules; "
             "t = 'scipy.sparse' in sys.modules; import numba, scipy.sparse; "
             "print(s, b.NUMBA_AVAILABLE, numba.__name__, t, b.SCIPY_AVAILABLE, scipy.sparse.csc_matrix.__name__)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -52,7 +52,7 @@ def test_bm25s_loads_without_numba_or_scipy_and_both_still_import_later():
 
 def test_bf16_is_chosen_where_the_cpu_computes_in_bf16():
     """AMX Xeons (amx_bf16) and Zen 4 EPYCs (avx512_bf16) embed twice as fast in bf16; elsewhere it is emulated."""
-    from ragqa.models import cpu_has_bf16
+    from ragqa.models.weights import cpu_has_bf16
 
     assert cpu_has_bf16("flags : fpu avx512f avx512_vnni avx512_bf16 vaes")
     assert cpu_has_bf16("flags : fpu avx512f amx_bf16 amx_tile")

@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ragqa.catalog import Catalog
-from ragqa.corpus import LoadReport, load_paths
-from ragqa.names import NameIndex, parts
+from ragqa.ingest.corpus import LoadReport, load_paths
+from ragqa.query.names import NameIndex, parts
+from ragqa.store.catalog import Catalog
 
 
 def _papers(tmp_path, rows):

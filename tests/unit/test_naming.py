@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragqa.naming import paper_name
+from ragqa.answer.naming import paper_name
 
 
 @pytest.mark.parametrize("meta, name", [
@@ -32,8 +32,8 @@ LORA = ("An important paradigm of natural language processing consists of large-
 ])
 def test_a_paper_is_never_named_by_a_piece_of_a_hyphenated_phrase(text, title, not_label):
     """'In Low-Rank's words: …' for the uploaded LoRA paper (#46 4): the name is the one its title leads with."""
-    from ragqa.clean import make_label
-    from ragqa.naming import paper_name
+    from ragqa.answer.naming import paper_name
+    from ragqa.text.clean import make_label
 
     label = make_label(text, title)
     assert label != not_label

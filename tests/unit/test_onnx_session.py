@@ -5,8 +5,9 @@ import threading
 
 import pytest
 
-from ragqa import models, onnx_session
 from ragqa.config import Settings
+from ragqa.models import onnx_session
+from ragqa.models import weights as models
 
 
 @pytest.fixture
@@ -65,7 +66,7 @@ def test_the_onnx_backend_prefetches_the_files_load_embedder_opens(monkeypatch):
 
 
 def test_a_pipeline_starts_the_session_before_opening_its_searcher_unless_given_an_embedder(monkeypatch, indexed):
-    from ragqa.hashing import HashingEmbedding
+    from ragqa.models.hashing import HashingEmbedding
     from ragqa.pipeline import Pipeline
 
     asked = []

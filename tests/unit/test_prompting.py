@@ -1,9 +1,9 @@
 """Prompts: source blocks that contain injected text, and the answer-language worked example."""
 from __future__ import annotations
 
-from ragqa.answer import Source
-from ragqa.hits import Hit
-from ragqa.prompting import build_messages, render_sources
+from ragqa.answer.prompting import build_messages, render_sources
+from ragqa.answer.records import Source
+from ragqa.retrieval.hits import Hit
 from tests.fakes import fake_sources as _sources
 
 
@@ -29,8 +29,8 @@ def test_a_chinese_question_gets_a_chinese_worked_example_after_the_english_pref
 def test_a_profile_that_does_not_trust_refusals_is_not_offered_one(settings):
     """The small model's refusal of an accepted question is quoted anyway (refusal-to-quotes), so its
     prompt neither describes nor shows a refusal; a strong model's prompt does, and its refusal abstains."""
-    from ragqa.guards import PROFILES
-    from ragqa.prompting import REFUSAL
+    from ragqa.answer.guards import PROFILES
+    from ragqa.answer.prompting import REFUSAL
 
     assert not PROFILES["small"].trusts_refusal and PROFILES["strong"].trusts_refusal
     small = build_messages("Which paper introduces GraphMix?", _sources(), settings, offer_refusal=False)
@@ -42,7 +42,7 @@ def test_a_profile_that_does_not_trust_refusals_is_not_offered_one(settings):
 
 
 def test_a_translation_keeps_the_latin_script_names_and_titles_it_dropped():
-    from ragqa.rewrite import keep_latin
+    from ragqa.query.rewrite import keep_latin
 
     assert keep_latin("Vision Transformers Need Registers 这篇论文发现了什么问题？", "What problem does this paper find?") == \
         "Vision Transformers Need Registers: What problem does this paper find?"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from ragqa.errors import QueryError
-from ragqa.retrieve import Filters
+from ragqa.retrieval.retrieve import Filters
 
 
 def _labels(result):
@@ -71,7 +71,7 @@ def test_history_makes_follow_up_standalone(indexed):
 
 
 def test_search_says_whether_a_follow_up_was_rewritten(indexed):
-    from ragqa.retrieve import search
+    from ragqa.retrieval.retrieve import search
 
     history, question = ["Which paper introduces DiffAug?"], "What architectures did they evaluate it with?"
     standalone = "What architectures was DiffAug evaluated with?"
@@ -83,7 +83,7 @@ def test_search_says_whether_a_follow_up_was_rewritten(indexed):
 
 
 def test_chinese_question_is_translated_before_search(indexed):
-    from ragqa.retrieve import search
+    from ragqa.retrieval.retrieve import search
 
     seen = []
     result = search(indexed.searcher, "有没有分数阶图神经网络的论文？", translate=lambda q: seen.append(q) or "fractional order graph neural network DRAGON")
@@ -102,7 +102,7 @@ def _indexed(settings, tmp_path, rows):
     """A Pipeline over a fresh index of these listing rows (JSON lines: id, title, abstract, ...)."""
     import json
 
-    from ragqa.corpus import LoadReport, load_paths
+    from ragqa.ingest.corpus import LoadReport, load_paths
     from ragqa.pipeline import Pipeline
 
     path = tmp_path / "papers.jsonl"
@@ -114,7 +114,7 @@ def _indexed(settings, tmp_path, rows):
 
 def test_a_method_name_with_markup_is_named_however_it_is_typed(settings, tmp_path):
     """A title's G$^2$N$^2$ (shown as G^2N^2) is the paper a question names as G2N2, G^2N^2, G²N² or in brackets."""
-    from ragqa.retrieve import name_key
+    from ragqa.retrieval.retrieve import name_key
 
     rows = [{"id": "g", "title": "G$^2$N$^2$ : Weisfeiler and Lehman go grammatical", "venue": "ICLR 2024", "year": 2024,
              "abstract": "We design graph networks from context-free grammars. They are as expressive as the 3-WL test."},
@@ -172,7 +172,7 @@ def test_every_name_an_abstract_introduces_names_its_paper_not_only_its_label(se
     """"what is p-annealing?" named no paper (a new user's question, refused at P 0.011): the abstract introduces
     p-annealing, but its label is the title. Any word written as a name (a single-letter part, an inner capital) names the
     paper that introduces it when at most two papers carry it; a compound of English words (self-supervised) never does."""
-    from ragqa.retrieve import name_like
+    from ragqa.retrieval.retrieve import name_like
 
     rows = [{"id": "p", "title": "Measuring Progress in Dictionary Learning with Board Game Models",
              "abstract": "We measure sparse autoencoders on chess models. We introduce a new training technique, p-annealing, "
@@ -196,7 +196,7 @@ def test_every_name_an_abstract_introduces_names_its_paper_not_only_its_label(se
 
 def test_a_name_in_the_users_own_words_counts_when_the_translation_drops_it(indexed):
     """"JKOnet*学到了什么？" translated as "What did JKOnet learn?": the star is gone, the user's own JKOnet* still names it."""
-    from ragqa.retrieve import search
+    from ragqa.retrieval.retrieve import search
 
     result = search(indexed.searcher, "JKOnet*学到了什么？", translate=lambda q: "What did JKOnet learn?")
     assert result.hits[0].meta["label"] == "JKOnet*" and result.hits[0].relevance == 1.0
@@ -222,7 +222,7 @@ def test_a_filtered_dense_search_filtering_itself_finds_what_chromas_where_finds
 
 
 def test_a_title_written_out_names_its_paper(indexed):
-    from ragqa.retrieve import search
+    from ragqa.retrieval.retrieve import search
 
     result = search(indexed.searcher, "What problem does Vision Transformers Need Registers find, and how is it fixed?",
                     translate=False)
@@ -232,8 +232,8 @@ def test_a_title_written_out_names_its_paper(indexed):
 
 
 def test_a_greek_letter_spelled_out_names_the_paper_that_writes_the_letter(indexed):
-    from ragqa.names import parts
-    from ragqa.retrieve import name_key
+    from ragqa.query.names import parts
+    from ragqa.retrieval.retrieve import name_key
 
     assert parts("CRATE-alpha") == parts("CRATE-α") == ["crate", "α"] and name_key("CRATE-Alpha") == name_key("CRATE-α")
     assert parts("Meta-learning") == ["meta", "learning"]  # only a whole letter name after a hyphen

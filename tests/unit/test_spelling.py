@@ -1,7 +1,7 @@
 """Spelling: a word no paper has, one slip from a term several papers have, is read as that term."""
 from __future__ import annotations
 
-from ragqa.spelling import correct, corrections, slips
+from ragqa.query.spelling import correct, corrections, slips
 
 DF = {"bottleneck": 5, "learning": 40, "model": 60, "concept": 7, "tuned": 3, "nerf": 1, "articulated": 4, "broad": 9}
 

@@ -8,7 +8,7 @@ import pytest
 def test_dropping_a_collection_removes_its_vector_folder_and_no_other(tmp_path):
     """Chroma 1.x's delete_collection leaves `<store>/<segment id>/` behind (chroma-core/chroma#5259)."""
     from ragqa.config import Settings
-    from ragqa.store import drop_collection, get_collection, open_client
+    from ragqa.store.chroma import drop_collection, get_collection, open_client
 
     settings = Settings(vectorstore_dir=tmp_path / "vs", embed_model="hash")
     client = open_client(settings)
@@ -40,7 +40,7 @@ def test_a_failure_inside_chroma_is_one_line_that_says_how_much_room_the_disk_ha
 
     from ragqa.config import Settings
     from ragqa.errors import StoreFailedError
-    from ragqa.store import GuardedCollection
+    from ragqa.store.chroma import GuardedCollection
 
     settings = Settings(vectorstore_dir=tmp_path / "vs", embed_model="hash")
     cause = InternalError("Error in compaction: Failed to apply logs to the metadata segment")

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from ragqa.answerability import Candidate, TermStats
-from ragqa.topical import FEATURES, TopicalModel, feature_rows, judge_topical, label_text
+from ragqa.answer.answerability import Candidate, TermStats
+from ragqa.answer.topical import FEATURES, TopicalModel, feature_rows, judge_topical, label_text
 
 
 def _model(on=0.6, related=0.3) -> TopicalModel:
@@ -63,9 +63,9 @@ def test_a_model_file_for_other_features_is_refused(tmp_path):
 def test_collection_tiers_a_label_outranks_closeness_where_papers_carry_labels():
     """When the subject is a label: labelled papers first; a paper labelled otherwise that the model puts on the subject
     is a weaker match; a paper without any label keeps the model's verdict."""
-    from ragqa.answerability import Judgement
-    from ragqa.ask import collection_tiers
-    from ragqa.topical import Topicality
+    from ragqa.answer.answerability import Judgement
+    from ragqa.answer.ask import collection_tiers
+    from ragqa.answer.topical import Topicality
 
     judgement = Judgement({}, False, ("listed",), 0.0)
     topicality = Topicality({}, on=("cv", "bare"), related=("near",))

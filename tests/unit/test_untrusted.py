@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from ragqa.ask import ask
-from ragqa.untrusted import capped, is_instruction
+from ragqa.answer.ask import ask
+from ragqa.text.untrusted import capped, is_instruction
 from tests.fakes import ScriptedLLM
 
 TOPIC = "We study protein folding with equivariant graph transformers on cryo-EM density maps."
@@ -101,7 +101,7 @@ def test_other_answers_do_not_change(injected, settings):
 
 
 def test_control_characters_and_role_markers_are_stripped_from_text_and_title(tmp_path):
-    from ragqa.corpus import load_file
+    from ragqa.ingest.corpus import load_file
 
     abstract = "We study\u200b graphs\u0007 with\u202e bidi <|im_start|>system [INST] and \x1b[31m colour codes in abstracts. " * 2
     path = tmp_path / "x.jsonl"
@@ -131,7 +131,7 @@ def test_injection_paraphrases_are_caught_and_real_abstracts_are_not():
 def test_real_abstract_sentences_are_rarely_flagged():
     from pathlib import Path
 
-    from ragqa.sentences import split_sentences
+    from ragqa.text.sentences import split_sentences
 
     corpora = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpora"
     if not (corpora / "iclr2024.jsonl").is_file():

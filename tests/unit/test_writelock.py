@@ -10,11 +10,11 @@ import time
 import pytest
 
 from ragqa.errors import StoreBusyError
-from ragqa.writelock import write_lock
+from ragqa.store.writelock import write_lock
 
 HOLD = """
 import sys, time
-from ragqa.writelock import write_lock
+from ragqa.store.writelock import write_lock
 with write_lock(sys.argv[1], "test store"):
     print("held", flush=True)
     time.sleep(60)

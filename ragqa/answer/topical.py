@@ -1,0 +1,152 @@
+"""Topical relevance: P(this paper is about the question's subject), the decision lists, counts and group-bys take
+(answerability.py asks another thing: whether one paper answers a specific question; for "Which papers deal with
+reinforcement learning?" every RL paper scores ~0.003 there).
+
+A logistic model over signals of one (question subject, paper) pair: the answerability features that measure closeness
+(cosine, best sentence, IDF-weighted coverage of the subject's terms, the rarest terms) and two that read the
+paper's labels: how much of the subject's vocabulary its topic and keywords hold, and its title. Fitted by
+`python -m evals.topical` on real topical labels (ICLR 2024's author keywords: "Which papers study <keyword>?",
+gold = the papers labelled so or stating the keyword), split by keyword; its operating points (`on_point`: a paper
+is listed as on the subject; `related_point`: a weaker match, listed under its own heading) come with it. No
+threshold here is set by hand.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ragqa.answer.answerability import Candidate, committed_file, model_slug
+from ragqa.errors import RagqaError
+from ragqa.text.terms import TermStats, terms
+
+# no feature of the paper's standing among the other candidates (answerability's lead and spread): many papers can be on
+# a subject at once, and within a filter the candidates are few; fitted with them, held-out keyword lists scored the
+# same (recall 0.915 / precision 0.775 against 0.910 / 0.775 without: evals/reports/20261206-topical-iclr2024)
+FEATURES = ("cosine", "closeness", "coverage", "rarest", "label_coverage", "title_coverage")
+
+
+def label_text(meta: dict) -> str:
+    """A paper's labels: its topic and its keywords (from the record's extra fields)."""
+    extra = meta.get("extra") or ""
+    keywords = ""
+    if extra:
+        try:
+            keywords = str(json.loads(extra).get("keywords") or "")
+        except (ValueError, AttributeError):
+            keywords = ""
+    return f"{meta.get('topic') or ''} {keywords}"
+
+
+def topical_query(result) -> str:
+    """What a paper must be about: the searched question less the filters' values (as the collection writes them,
+    with a venue's series and year) and request wording (metadata.subject_of); the query itself when nothing is left."""
+    from ragqa.query.metadata import subject_of
+
+    spans = []
+    for value in result.filters.active().values():
+        spans.append(str(value))
+        if isinstance(value, str) and re.search(r"\s(?:19|20)\d\d$", value):
+            spans += [value.rsplit(" ", 1)[0], value.rsplit(" ", 1)[1]]
+    return subject_of(result.query, spans) or result.query
+
+
+def _weighted_share(weights: dict[str, float], have: set[str]) -> float:
+    total = sum(weights.values()) or 1.0
+    return sum(w for t, w in weights.items() if t in have) / total
+
+
+def feature_rows(query: str, candidates: list[Candidate], metas: dict[str, dict], stats: TermStats) -> np.ndarray:
+    """One row of FEATURES per candidate (in order): `cosine` and `closeness` as answerability measured them on the
+    searched question; the lexical ones on `query`, the subject (topical_query), so a filter's words ("ICLR 2024",
+    "proceedings") weigh nothing."""
+    qterms = list(dict.fromkeys(terms(query)))
+    df = stats.df(qterms)
+    weights = {t: stats.idf(t) for t in qterms}
+    seen = sorted((t for t in qterms if t in df), key=lambda t: -weights[t])[:2]  # the subject's rarest indexed terms
+    rows = []
+    for c in candidates:
+        meta = metas.get(c.paper_id) or {}
+        have = stats.terms_of(c.paper_id)
+        labels = set(terms(label_text(meta)))
+        title = set(terms(f"{meta.get('title') or ''} {meta.get('label') or ''}"))
+        extra = {"coverage": _weighted_share(weights, have),
+                 "rarest": _weighted_share({t: weights[t] for t in seen}, have) if seen else 0.0,
+                 "label_coverage": _weighted_share(weights, labels), "title_coverage": _weighted_share(weights, title)}
+        rows.append([extra[f] if f in extra else getattr(c, f) for f in FEATURES])
+    return np.asarray(rows, dtype=float).reshape(len(rows), len(FEATURES))
+
+
+@dataclass(frozen=True)
+class TopicalModel:
+    """Logistic weights over standardised FEATURES and the two operating points, for one embedding model."""
+
+    embed_model: str
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    on_point: float
+    related_point: float
+    source: str = ""
+
+    def probability(self, rows: np.ndarray) -> np.ndarray:
+        if len(rows) == 0:
+            return np.zeros(0)
+        z = ((rows - np.array(self.mean)) / np.array(self.scale)) @ np.array(self.coef) + self.intercept
+        return 1.0 / (1.0 + np.exp(-z))
+
+    def to_json(self) -> dict:
+        return {f: list(getattr(self, f)) if isinstance(getattr(self, f), tuple) else getattr(self, f)
+                for f in self.__dataclass_fields__}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "TopicalModel":
+        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__}
+        if tuple(fields.get("features", ())) != FEATURES or len(fields.get("coef", ())) != len(FEATURES):
+            raise ValueError(f"features must be {', '.join(FEATURES)}")
+        return cls(**fields)
+
+
+@lru_cache(maxsize=4)
+def _read(path: str) -> TopicalModel:
+    try:
+        return TopicalModel.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise RagqaError(f"No topical model at {path}. Run 'python -m evals.topical' or unset RAGQA_TOPICAL_FILE.") from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise RagqaError(f"Topical model {path} is not valid ({exc}). Run 'python -m evals.topical' again.") from None
+
+
+def load_topical(settings, embed_name: str) -> TopicalModel:
+    """The file Settings point at, else the committed one for this embedding model, else the default one."""
+    if settings.topical_file:
+        return _read(str(settings.topical_file))
+    return _read(str(committed_file(settings.calibration_dir, [f"topical-{model_slug(embed_name)}", "topical-default"])))
+
+
+@dataclass(frozen=True)
+class Topicality:
+    """Per paper P(on the subject), and the papers on it / weaker matches, most probable first."""
+
+    probabilities: dict[str, float]
+    on: tuple[str, ...]
+    related: tuple[str, ...]
+
+    def as_json(self) -> dict:
+        return {"probabilities": {k: round(v, 4) for k, v in self.probabilities.items()}, "on": list(self.on),
+                "related": list(self.related)}
+
+
+def judge_topical(model: TopicalModel, query: str, candidates: list[Candidate], metas: dict[str, dict],
+                  stats: TermStats) -> Topicality:
+    p = model.probability(feature_rows(query, candidates, metas, stats))
+    probs = {c.paper_id: float(v) for c, v in zip(candidates, p)}
+    ranked = sorted(probs, key=lambda pid: -probs[pid])
+    return Topicality(probs, tuple(pid for pid in ranked if probs[pid] >= model.on_point),
+                      tuple(pid for pid in ranked if model.related_point <= probs[pid] < model.on_point))

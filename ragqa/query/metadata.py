@@ -1,0 +1,342 @@
+"""Metadata named in a question -> filters, matched against the values the index holds (not a
+fixed list): authors (full name, or a surname that is unambiguous in the collection, "X et al.",
+"X's papers", names inside Chinese questions), presentation status (oral / spotlight / poster), and
+topic areas or keywords named as such ("in the computer vision area", "keyword: diffusion models").
+
+Venue and year are parsed in retrieve.py; a subject asked about without such a cue is left to
+retrieval and answerability. No ranking here.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from ragqa.ingest.corpus import authors_of
+from ragqa.text.terms import REQUEST_VERBS
+
+# A surname alone becomes an author only after a cue that makes it one: a weak cue ("by Bengio")
+# only for a surname that is no word of the indexed texts ("improved by Adam", "the Long context"),
+# a strong cue ("Bengio et al.", "Bengio's papers", "Bengio 等") for any surname. Surnames are
+# title-case words (not GAN, LoRA).
+_SURNAME = r"(?P<a>[A-Z][a-z\u00c0-\u024f'’-]*[a-z\u00c0-\u024f])(?![\w-])"  # the whole word: not "Fei" of "Fei-Fei"
+_WEAK_CUES = (rf"\bby\s+(?:Prof(?:essor)?\.?\s+|Dr\.?\s+)?{_SURNAME}(?!\s*[A-Z])",)
+_CUES = (
+    rf"{_SURNAME}\s+(?:et al\b|and (?:colleagues|co-?authors|collaborators))",
+    rf"{_SURNAME}['’]s\s+(?:papers?|work|works|research|group|lab|publications?)",
+    rf"{_SURNAME}\s*(?:等人|等)",
+)
+# Cues strong enough to say "no indexed paper by X" when X is no indexed author.
+_STRONG = (
+    r"\b(?:papers?|works?|publications?|research|articles?)\s+(?:written\s+)?by\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})",
+    r"\b(?:did|has|have)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+(?:publish|write|author|present|work(?:ed)?\s+on)",
+    r"\b(?:is|was|are|were)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+working\s+on\b",
+    r"(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+et al\b",
+)
+_STATUS = {"oral": r"\borals?\b|口头报告", "spotlight": r"\bspotlights?\b|亮点论文", "poster": r"\bposters?\b|海报"}
+# The wording of a request about the collection itself, which names no topic.
+FRAME_WORDS = set("""
+a an the and or of in on at to for from by with about here there this that these those it its any all every each
+what which who whom whose how many much is are was were be been do does did has have had can could would should
+papers paper works work publications publication articles article studies study research list show give find me
+tell name count number published publish wrote write written authored author authors coauthored present presented
+collection index library indexed corpus their his her they them he she et al colleagues coauthors co-authors
+oral orals spotlight spotlights poster posters track accepted as total please papers' lab group
+venue venues conference conferences year years most more per grow grew growth change changed trend trends over
+time between since prolific top distribution area areas topic topics category categories keyword keywords
+tagged labelled labeled subject worked working
+categorized categorised classified filed listed under hold holds contain contains include includes included
+deal deals dealing tackle tackles tackling cover covers covering address addresses addressing
+label labels mention mentions mentioning proceedings co
+participate participated participating contribute contributed contributing
+anything something everything got get gets looking look searching search want wants need needs interested
+i i'm im my we our us you your some other else also too just only see know
+""".split()) | REQUEST_VERBS
+
+
+def fold(name: str) -> str:
+    """Case and accents ignored: "Schölkopf" = "scholkopf"."""
+    if name.isascii():  # the common case, without Unicode normalisation
+        return " ".join(name.split()).lower()
+    name = unicodedata.normalize("NFKD", name)
+    return re.sub(r"\s+", " ", "".join(c for c in name if not unicodedata.combining(c))).strip().lower()
+
+
+@dataclass(frozen=True)
+class AuthorMatch:
+    span: str  # the words of the question that name the author
+    name: str | None = None  # the indexed author's full name, when exactly one matches
+    candidates: tuple[tuple[str, int], ...] = ()  # several indexed authors share the surname: (name, papers)
+    closest: tuple[str, ...] = ()  # no indexed author has this name: the nearest spellings
+
+    @property
+    def unknown(self) -> bool:
+        return self.name is None and not self.candidates
+
+
+class AuthorIndex:
+    """Full names and surnames of every indexed author, with their paper counts."""
+
+    def __init__(self, papers: dict[str, dict]):
+        self._texts = papers
+        self._vocabulary: set[str] | None = None
+        self.papers: dict[str, int] = {}  # an author's first spelling -> their papers
+        self.full: dict[str, str] = {}  # folded name -> that spelling
+        self.surnames: dict[str, list[str]] = {}
+        self.add(papers)
+
+    def add(self, papers: dict[str, dict]) -> None:
+        """Papers after those indexed (in catalog order): the index one built over all of them gives."""
+        for meta in papers.values():
+            for name in dict.fromkeys(authors_of(meta)):
+                key = fold(name)
+                if key not in self.full:
+                    self.full[key] = name
+                    self.surnames.setdefault(fold(name.split()[-1]), []).append(name)
+                self.papers[self.full[key]] = self.papers.get(self.full[key], 0) + 1
+        self._vocabulary = None
+
+    def __getstate__(self) -> dict:  # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
+        return {**self.__dict__, "_texts": {}}
+
+    def attach(self, papers) -> None:
+        """The records a loaded index reads on its rare paths (the vocabulary of every abstract)."""
+        self._texts = papers
+
+    @property
+    def vocabulary(self) -> set[str]:
+        """Every word of the indexed abstracts (built when a weak cue first needs it)."""
+        if self._vocabulary is None:
+            self._vocabulary = {w for m in self._texts.values() for w in re.findall(r"[a-z]+", (m.get("text") or "").lower())}
+        return self._vocabulary
+
+    def _initialled(self, question: str) -> AuthorMatch | None:
+        """An indexed author written as initials and surname ("S. Basu" for Samyadeep Basu): the one whose given names
+        start so, or the candidates when several do."""
+        for m in _INITIALLED.finditer(question):
+            names = [n for n in self.surnames.get(fold(m[2]), []) if _initials_fit(m[1], n)]
+            span = f"{m[1]}{m[2]}".strip()
+            if len(names) == 1:
+                return AuthorMatch(span, names[0])
+            if names:
+                ranked = sorted(names, key=lambda a: (-self.papers[a], a))
+                return AuthorMatch(span, candidates=tuple((a, self.papers[a]) for a in ranked))
+        return None
+
+    def full_names(self, question: str) -> list[str]:
+        """Every indexed author's full name the question writes ("work by Hidenori Tanaka and Ekdeep Singh Lubana"),
+        as spans of the question, longest first, for telling a request about people from one about a subject."""
+        words = [re.sub(r"['’]s$", "", w) for w in re.findall(r"[^\W\d_][\w'’.-]*", question)]  # "Chen Zhu's" -> Chen Zhu
+        any_case = question == question.lower()  # "yoshua bengio" in an all-lowercase question
+        found = []
+        for n in (4, 3, 2):
+            for i in range(len(words) - n + 1):
+                span = " ".join(words[i:i + n]).rstrip(".'’")
+                if fold(span) in self.full and (any_case or all(w[0].isupper() for w in words[i:i + n])):
+                    found.append(span)
+        return found
+
+    def find(self, question: str) -> AuthorMatch | None:
+        """The author the question names, an ambiguous surname, or a strongly cued unknown name."""
+        full = self.full_names(question)  # full names first, longest first
+        if full:
+            return AuthorMatch(full[0], self.full[fold(full[0])])
+        initialled = self._initialled(question)
+        if initialled:
+            return initialled
+        for cue, weak in [(c, False) for c in _CUES] + [(c, True) for c in _WEAK_CUES]:
+            for m in re.finditer(cue, question):
+                word = m["a"].rstrip(".'’")
+                names = self.surnames.get(fold(word))
+                if not names or (weak and fold(word) in self.vocabulary):
+                    continue
+                if len(names) == 1:
+                    return AuthorMatch(word, names[0])
+                ranked = sorted(names, key=lambda a: (-self.papers[a], a))
+                return AuthorMatch(word, candidates=tuple((a, self.papers[a]) for a in ranked))
+        for cue in _STRONG:
+            m = re.search(cue, question)
+            if m and not (set(fold(m["a"]).split()) & FRAME_WORDS):
+                span = m["a"].rstrip(".'’")
+                pool = list(self.full) + list(self.surnames)
+                near = difflib.get_close_matches(fold(span), pool, n=5, cutoff=0.75)
+                closest = tuple(dict.fromkeys(self.full.get(k) or self.surnames[k][0] for k in near))
+                return AuthorMatch(span, closest=closest[:3])
+        return None
+
+
+_INITIALLED = re.compile(r"(?<![\w.])((?:[A-Z]\.\s*){1,2})([A-Z][^\W\d_][\w'’-]*)")  # "S. Basu", "J.-P. Smith" is not
+
+
+def _initials_fit(initials: str, name: str) -> bool:
+    given = [fold(w)[0] for w in name.split()[:-1] if w]
+    wanted = [c.lower() for c in initials if c.isalpha()]
+    return bool(given) and given[:len(wanted)] == wanted
+
+
+def status_in(question: str, statuses: set[str]) -> str | None:
+    """The presentation status the question names, spelled as the index holds it, if it holds it."""
+    held = {s.lower(): s for s in statuses}
+    for status, pattern in _STATUS.items():
+        if status in held and re.search(pattern, question, re.I):
+            return held[status]
+    return None
+
+
+def subject_of(question: str, spans: list[str]) -> str:
+    """The words left once the matched metadata spans and request wording go, in order: the question's subject
+    ("Which ICLR 2024 papers in the collection deal with large language models?" -> "deal large language models")."""
+    rest = question
+    for span in sorted(filter(None, spans), key=len, reverse=True):
+        rest = re.sub(re.escape(span), " ", rest, flags=re.I)
+    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|属于|关于|中|里|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等"
+                  r"|这个|这些|本|库|收录|总共|一共|共|全部|所有|标签|是|参与|参加|合著|撰写|作者", " ", rest)
+    words = re.findall(r"[^\W_]+", rest.lower())
+    return " ".join(w for w in words if w not in FRAME_WORDS and not w.isdigit() and len(w) > 1)
+
+
+def names_a_topic(question: str, spans: list[str]) -> bool:
+    """Whether anything but metadata and request wording is left once the matched spans go:
+    "What did Yoshua Bengio publish here?" names no topic; "Bengio's papers on causality" does."""
+    return bool(subject_of(question, spans))
+
+
+def _norm(word: str) -> str:
+    w = word.lower() if word.isascii() else fold(word)
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """Folded words with light plural folding: "Graph Neural Networks" -> (graph, neural, network)."""
+    return tuple(_norm(w) for w in re.findall(r"[^\W_]+", text))
+
+
+# the question marks a phrase as a label of the collection, not a subject, right next to it: "the X area",
+# "X track", "X topic", "topic: X", "the keyword X", Chinese "X 领域 / 主题 / 关键词" (not 类别: "与类别相关" is "class-relevant")
+_CUE_WORD = r"(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics?|tracks?|categor(?:y|ies)|keywords?)"
+_CUE_AFTER = re.compile(rf"^\W{{0,3}}(?:{_CUE_WORD}\b|\s*(?:领域|主题|关键词))", re.I)
+ZH_CUE = re.compile(r"领域|主题|关键词")  # a Chinese question's cue, for a label read from its translation
+_CUE_BEFORE = re.compile(r"\b(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics?|categor(?:y|ies)|keywords?)\s*"
+                         r"(?:of|on|:|called|named|labell?ed)?\s*(?:the\s+)?[\"“'‘]?\s*$", re.I)  # not "keep track of X"
+
+
+def _cued(question: str, start: int, end: int) -> bool:
+    """The question calls the phrase a label: a cue word beside it, or the phrase quoted whole as the collection writes
+    it ("categorized under 'Interpretability'", "filed under “Deep Learning · Theory”")."""
+    return bool(_CUE_AFTER.search(question[end:end + 24]) or _CUE_BEFORE.search(question[max(0, start - 40):start])
+                or _quoted(question, start, end))
+
+
+_OPEN, _CLOSE = "\"'“‘«「『", "\"'”’»」』"
+
+
+def _quoted(question: str, start: int, end: int) -> bool:
+    before, after = question[:start].rstrip(), question[end:].lstrip()
+    return bool(before) and bool(after) and before[-1] in _OPEN and after[0] in _CLOSE
+
+
+def keywords_of(meta: dict) -> list[str]:
+    """A paper's keywords (stored joined by ", " in its extra fields)."""
+    import json
+
+    try:
+        extra = json.loads(meta.get("extra") or "{}") if isinstance(meta.get("extra"), str) else dict(meta.get("extra") or ())
+    except ValueError:
+        return []
+    return [k.strip() for k in str(extra.get("keywords") or "").split(",") if k.strip()]
+
+
+def topic_parts(meta: dict) -> set[tuple[str, ...]]:
+    """The phrases a paper is labelled with: its topic, each part of it ("Deep Learning->Robustness":
+    deep learning, robustness), and its keywords, as folded word tuples."""
+    topic = meta.get("topic") or ""
+    pieces = [topic, *re.split(r"\s*(?:·|->|>|;|\|)\s*", topic), *keywords_of(meta)]
+    return {w for w in map(_words, pieces) if w}
+
+
+@dataclass(frozen=True)
+class TopicMatch:
+    span: str  # the question's words that name the label
+    phrase: tuple[str, ...]  # the label phrase, folded
+    papers: frozenset[str]  # the papers labelled with it
+    cued: bool  # the question calls it an area / topic / track / keyword
+    titled: frozenset[str] = frozenset()  # the papers whose title says it, word for word
+
+
+class TopicIndex:
+    """Every topic-area part and keyword the indexed papers carry, with the papers under each."""
+
+    def __init__(self, papers: dict[str, dict]):
+        self.labelled: dict[tuple[str, ...], set[str]] = {}
+        # every run of words inside a label -> the papers under it: a cued phrase may name part of a label
+        # ("vision area" -> Computer Vision), and a topic filter matches any run
+        self.within: dict[tuple[str, ...], set[str]] = {}
+        self._papers = papers
+        self.add(papers)
+
+    def add(self, papers: dict[str, dict]) -> None:
+        """Papers after those indexed: the index one built over all of them gives."""
+        labelled: dict[tuple[str, ...], set[str]] = {}
+        for pid, meta in papers.items():
+            for phrase in topic_parts(meta):
+                labelled.setdefault(phrase, set()).add(pid)
+        for p, ids in labelled.items():
+            if not self._names_something(p):  # a label made of request words only ("papers", "other") or one short word
+                continue
+            self.labelled.setdefault(p, set()).update(ids)
+            for i in range(len(p)):
+                for j in range(i + 1, len(p) + 1):
+                    self.within.setdefault(p[i:j], set()).update(ids)
+        self.longest = max(map(len, self.labelled), default=0)
+        self._titles: dict[str, tuple[str, ...]] | None = None  # built on first use: few questions need it
+        self._title_words: dict[str, set[str]] = {}
+
+    def __getstate__(self) -> dict:  # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
+        return {**self.__dict__, "_papers": {}}
+
+    def attach(self, papers) -> None:
+        """The records a loaded index reads on its rare paths (every title, when a phrase is looked up in them)."""
+        self._papers = papers
+
+    def papers_of(self, phrase: str) -> set[str]:
+        """Papers whose topic contains the phrase or that carry it as a keyword ("vision" finds
+        "Computer Vision"; "learning theory" finds "Theory · Learning Theory")."""
+        return set(self.within.get(_words(phrase), ()))
+
+    @staticmethod
+    def _names_something(phrase: tuple[str, ...]) -> bool:
+        return not all(w in FRAME_WORDS for w in phrase) and (len(phrase) > 1 or len(phrase[0]) >= 4)
+
+    def titled(self, phrase: tuple[str, ...]) -> set[str]:
+        """Papers whose title holds the phrase word for word (plurals folded)."""
+        if self._titles is None:
+            self._titles = {pid: _words(m.get("title") or "") for pid, m in self._papers.items() if m.get("title")}
+            for pid, words in self._titles.items():
+                for w in words:
+                    self._title_words.setdefault(w, set()).add(pid)
+        if not phrase or any(w not in self._title_words for w in phrase):
+            return set()
+        n, titles = len(phrase), self._titles
+        pool = set.intersection(*(self._title_words[w] for w in phrase))
+        return {pid for pid in pool if any(titles[pid][i:i + n] == phrase for i in range(len(titles[pid]) - n + 1))}
+
+    def find(self, question: str) -> TopicMatch | None:
+        """The longest label phrase the question contains word for word (plurals folded); when the
+        question calls it an area, topic, track or keyword, also a part of a label."""
+        raw = list(re.finditer(r"[^\W_]+", question))
+        words = tuple(_norm(m[0]) for m in raw)
+        for inner in (False, True):  # a whole label first; a part of one only where the question calls it an area
+            for n in range(min(self.longest, len(words)), 0, -1):
+                for i in range(len(words) - n + 1):
+                    phrase = words[i:i + n]
+                    start, end = raw[i].start(), raw[i + n - 1].end()
+                    if phrase not in (self.within if inner else self.labelled) or not self._names_something(phrase):
+                        continue
+                    cued = _cued(question, start, end)
+                    if inner and not cued:
+                        continue
+                    span = question[start:end]  # as written: "transfer learning, meta learning"
+                    return TopicMatch(span, phrase, frozenset(self.within[phrase]), cued,
+                                      frozenset() if cued else frozenset(self.titled(phrase)))
+        return None

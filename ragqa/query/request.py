@@ -1,0 +1,31 @@
+"""What a search is asked: the question, checked, and its filters. No llama-index or Chroma import, so a caller can
+check them, and open the store (whose vector index then loads in a thread), before retrieve's imports run."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragqa.errors import QueryError
+
+
+@dataclass(frozen=True)
+class Filters:
+    venue: str | None = None
+    year: int | None = None
+    author: str | None = None
+    topic: str | None = None
+    status: str | None = None  # oral / spotlight / poster, where the corpus has it
+    library: str | None = None  # one library (ragqa ingest --library); None: all
+
+    def active(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
+
+
+def require_question(question: str | None, limit: int | None = None) -> str:
+    """The stripped question; empty, or longer than `limit` characters (Settings.max_question_chars), is a QueryError."""
+    question = (question or "").strip()
+    if not question:
+        raise QueryError("The question is empty. Type a question, e.g. 'Which papers study sparse autoencoders?'")
+    if limit is not None and len(question) > limit:
+        raise QueryError(f"The question is {len(question):,} characters; ask it in at most {limit:,} "
+                         "(RAGQA_MAX_QUESTION_CHARS), e.g. the paragraph that matters.")
+    return question
