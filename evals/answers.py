@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
+from ragqa.query.request import Filters
 from ragqa.retrieval.hits import Hit
-from ragqa.retrieval.retrieve import Filters
 
 from .dataset import EvalQuestion
 from .metrics import percentile

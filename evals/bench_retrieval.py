@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from ragqa.config import Settings
     from ragqa.pipeline import Pipeline
-    from ragqa.retrieval.retrieve import Filters
+    from ragqa.query.request import Filters
 
     store = args.store or Path(tempfile.mkdtemp(prefix="ragqa-bench-"))
     pipeline = Pipeline(Settings(vectorstore_dir=store))

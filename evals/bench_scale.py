@@ -68,7 +68,7 @@ def _warm_latencies(env: dict) -> dict:
     code = f"""
 import json, time
 from ragqa.pipeline import Pipeline
-from ragqa.retrieval.retrieve import Filters
+from ragqa.query.request import Filters
 p = Pipeline(); p.search("warm up", translate=False)
 qs = {QUESTIONS!r}
 out = {{}}

@@ -8,7 +8,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from ragqa.retrieval.retrieve import Filters
+from ragqa.query.request import Filters
 
 from .dataset import EvalQuestion, load_beir
 from .metrics import METRICS, ir_metrics, percentile

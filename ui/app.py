@@ -21,7 +21,7 @@ import gradio as gr
 
 from ragqa.answer.conversation import Conversation
 from ragqa.errors import ModelError, QueryError, RagqaError
-from ragqa.retrieval.retrieve import Filters
+from ragqa.query.request import Filters
 from ui.charts import chart_component, group_chart
 from ui.choices import ALL, ANY, LIVE, chosen, index_choices
 from ui.library import LibraryTab, library_rows

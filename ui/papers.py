@@ -10,7 +10,7 @@ import gradio as gr
 
 from ragqa.errors import RagqaError
 from ragqa.ingest.corpus import without_abstract
-from ragqa.retrieval.retrieve import Filters
+from ragqa.query.request import Filters
 from ui.choices import ANY, LIVE, chosen
 from ui.render import facet_summary, paper_record
 

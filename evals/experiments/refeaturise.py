@@ -36,7 +36,7 @@ def main() -> None:
     from evals.calibrate import Question, featurise
     from ragqa.config import Settings
     from ragqa.pipeline import Pipeline
-    from ragqa.retrieval.retrieve import name_like_words
+    from ragqa.query.method_names import name_like_words
 
     folder, out = Path(sys.argv[1]), Path(sys.argv[2])
     which = sys.argv[3] if len(sys.argv) > 3 else "named"

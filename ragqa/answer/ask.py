@@ -40,8 +40,10 @@ from ragqa.answer.topical import judge_topical, label_text, topical_query
 from ragqa.ingest.corpus import without_abstract
 from ragqa.query.intent import COUNT, EXPLAIN, GROUP, LIST, asks_field, asks_newest, classify, group_key
 from ragqa.query.metadata import names_a_topic
+from ragqa.query.request import Filters, require_question
 from ragqa.query.rewrite import condense_question, leans_on_history
-from ragqa.retrieval.retrieve import Filters, Hit, SearchResult, require_question, search
+from ragqa.retrieval.hits import Hit
+from ragqa.retrieval.retrieve import SearchResult, search
 from ragqa.text.clean import CJK
 
 

@@ -2,7 +2,7 @@
 value -> papers postings; author names and surnames; the author and topic indexes): how each is built from paper
 records in catalog order, and how one is extended by the papers added after them, so a writer that only added papers
 extends the saved views instead of building them from every record (35 s at 100k papers). Asking them is the
-Searcher's (retrieve.py), saving them snapshot.py's; the method-name map is retrieve's own."""
+Searcher's (retrieve.py), saving them snapshot.py's; the method-name map is method_names.py's."""
 from __future__ import annotations
 
 from dataclasses import dataclass

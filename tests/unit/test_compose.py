@@ -180,7 +180,7 @@ def test_abstention_names_the_nearest_papers_by_title_where_known():
     hits = [Hit(paper_id="a", score=1.0, relevance=0.5, text="t",
                 meta={"label": "VQA-Constraints", "title": "Understanding Information Storage in MLLMs", "venue": "NeurIPS 2024"}),
             Hit(paper_id="b", score=0.9, relevance=0.5, text="t", meta={"label": "Embedders play a central role…", "venue": "NeurIPS 2024"})]
-    from ragqa.retrieval.retrieve import Filters
+    from ragqa.query.request import Filters
 
     text = abstain_text(SearchResult(question="How do MLLMs store facts?", query="How do MLLMs store facts?", filters=Filters(),
                                      hits=hits), Settings())

@@ -268,7 +268,7 @@ def test_a_parsed_filter_can_be_switched_off(pipeline, llm):
 def test_a_metadata_group_counts_what_the_records_say_and_cites_each_groups_newest(pipeline, llm, tmp_path, question, key,
                                                                                    status, yearless):
     from ragqa.answer.compose import CITED_PER_GROUP
-    from ragqa.retrieval.retrieve import Filters
+    from ragqa.query.request import Filters
 
     if yearless:  # papers with no year group under "(year unknown)", as the records say
         extra = tmp_path / "undated.jsonl"

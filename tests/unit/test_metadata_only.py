@@ -11,7 +11,7 @@ from ragqa.answer.ask import ask
 from ragqa.config import Settings
 from ragqa.ingest.corpus import load_paths
 from ragqa.pipeline import Pipeline
-from ragqa.retrieval.retrieve import Filters
+from ragqa.query.request import Filters
 from tests.fakes import ScriptedLLM
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from ragqa.errors import QueryError
-from ragqa.retrieval.retrieve import Filters
+from ragqa.query.request import Filters
 
 
 def _labels(result):
@@ -114,7 +114,7 @@ def _indexed(settings, tmp_path, rows):
 
 def test_a_method_name_with_markup_is_named_however_it_is_typed(settings, tmp_path):
     """A title's G$^2$N$^2$ (shown as G^2N^2) is the paper a question names as G2N2, G^2N^2, G²N² or in brackets."""
-    from ragqa.retrieval.retrieve import name_key
+    from ragqa.query.method_names import name_key
 
     rows = [{"id": "g", "title": "G$^2$N$^2$ : Weisfeiler and Lehman go grammatical", "venue": "ICLR 2024", "year": 2024,
              "abstract": "We design graph networks from context-free grammars. They are as expressive as the 3-WL test."},
@@ -172,7 +172,7 @@ def test_every_name_an_abstract_introduces_names_its_paper_not_only_its_label(se
     """"what is p-annealing?" named no paper (a new user's question, refused at P 0.011): the abstract introduces
     p-annealing, but its label is the title. Any word written as a name (a single-letter part, an inner capital) names the
     paper that introduces it when at most two papers carry it; a compound of English words (self-supervised) never does."""
-    from ragqa.retrieval.retrieve import name_like
+    from ragqa.query.method_names import name_like
 
     rows = [{"id": "p", "title": "Measuring Progress in Dictionary Learning with Board Game Models",
              "abstract": "We measure sparse autoencoders on chess models. We introduce a new training technique, p-annealing, "
@@ -232,8 +232,8 @@ def test_a_title_written_out_names_its_paper(indexed):
 
 
 def test_a_greek_letter_spelled_out_names_the_paper_that_writes_the_letter(indexed):
+    from ragqa.query.method_names import name_key
     from ragqa.query.names import parts
-    from ragqa.retrieval.retrieve import name_key
 
     assert parts("CRATE-alpha") == parts("CRATE-α") == ["crate", "α"] and name_key("CRATE-Alpha") == name_key("CRATE-α")
     assert parts("Meta-learning") == ["meta", "learning"]  # only a whole letter name after a hyphen

@@ -146,7 +146,7 @@ def test_a_store_saved_before_per_view_pickles_keeps_its_views_until_the_next_wr
         pickle.dump({"version": 5, "key": list(key)}, f)
         pickle.dump(views, f)
     assert not snapshot.is_current(path, key)
-    monkeypatch.setattr("ragqa.retrieval.retrieve._method_names", lambda metas: pytest.fail("built the names"))
+    monkeypatch.setattr("ragqa.retrieval.collection.method_names", lambda metas: pytest.fail("built the names"))
     reader = _reader(indexed)
     assert reader.venues() == views["facets"]["venue"] and reader._names == views["names"]
     monkeypatch.undo()
