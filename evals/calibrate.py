@@ -85,7 +85,10 @@ def _half(paper_id: str, fraction: float, seed: int) -> bool:
 def index_half(pipeline_factory, corpus: Path, fraction: float, seed: int, progress: bool = True):
     """Index bundled + a seeded `fraction` of `corpus` in its own collection (idempotent: a second call adds
     nothing); -> (pipeline, indexed papers, held-out papers)."""
-    from ragqa.ingest.corpus import LoadReport, load_manifest, load_paths, merge_all
+    from ragqa.ingest.corpus import load_paths
+    from ragqa.ingest.listing import load_manifest
+    from ragqa.ingest.merge import merge_all
+    from ragqa.ingest.paper import LoadReport
 
     base = pipeline_factory(None)
     bundled, _ = load_paths([base.settings.data_dir], load_manifest(base.settings.data_dir))
@@ -149,7 +152,7 @@ def read_generated(paths) -> tuple:
 def build_beir(pipeline_factory, folder: Path, fraction: float, seed: int, limit: int | None, progress: bool = True):
     """A BEIR set (human-written queries, e.g. SciFact claims): a seeded `fraction` of its documents
     is indexed; a query is answerable when one of its relevant documents is indexed, else a near-miss."""
-    from ragqa.ingest.corpus import LoadReport
+    from ragqa.ingest.paper import LoadReport
 
     from .dataset import load_beir
     from .retrieval import beir_papers

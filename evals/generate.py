@@ -33,7 +33,8 @@ def generate(args) -> int:
     from tqdm import tqdm
 
     from ragqa.config import Settings
-    from ragqa.ingest.corpus import load_manifest, load_paths
+    from ragqa.ingest.corpus import load_paths
+    from ragqa.ingest.listing import load_manifest
     from ragqa.models.llm import load_llm
 
     settings = Settings()

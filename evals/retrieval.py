@@ -65,7 +65,7 @@ def beir_collection_prefix(folder: Path) -> str:
 
 def beir_papers(beir, folder: Path):
     """BEIR documents as Paper records (title + text) -> (papers, paper id -> document id)."""
-    from ragqa.ingest.corpus import Paper, paper_id_for
+    from ragqa.ingest.paper import Paper, paper_id_for
     from ragqa.text.clean import make_label
 
     papers, to_doc = [], {}
@@ -86,7 +86,7 @@ def run_beir(settings, folder: Path, split: str, modes=("hybrid",), progress: bo
     score nDCG@10 and Recall@100 per retrieval mode, as BEIR reports them."""
     from tqdm import tqdm
 
-    from ragqa.ingest.corpus import LoadReport
+    from ragqa.ingest.paper import LoadReport
     from ragqa.pipeline import Pipeline
 
     beir = load_beir(folder, split)

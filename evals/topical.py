@@ -40,7 +40,7 @@ def fold(text: str) -> str:
 
 def keyword_sets(corpus: Path, low: int = 3, high: int = 60) -> tuple[dict[str, set[str]], dict[str, dict]]:
     """keyword (as most often written) -> source ids of the papers labelled with it; and source id -> record."""
-    from ragqa.ingest.corpus import paper_id_for
+    from ragqa.ingest.paper import paper_id_for
 
     records, by_key, spelling = {}, defaultdict(set), defaultdict(lambda: defaultdict(int))
     for line in corpus.open(encoding="utf-8"):

@@ -82,7 +82,8 @@ def cmd_ingest(args) -> int:
         # else a stop signal's KeyboardInterrupt, wrapped by the library it was raised in
     except KeyboardInterrupt:
         pass
-    _err("ingest stopped: the papers written so far are kept; run the same command to go on (written papers are skipped)")
+    _err("ingest stopped: the papers written so far are kept; "
+         "run the same command to go on (written papers are skipped)")
     return 130
 
 
@@ -99,7 +100,8 @@ def _ingest(pipeline, args) -> int:
     for warning in report.warnings:
         _err(f"kept record {warning.source}: {warning.reason}")
     print(f"read {report.entries} entries from {', '.join(map(str, paths))}: {len(report.papers)} papers "
-          f"({report.duplicates_merged} duplicates merged, {len(report.skipped)} records skipped, {len(errors)} files unreadable)")
+          f"({report.duplicates_merged} duplicates merged, {len(report.skipped)} records skipped, "
+          f"{len(errors)} files unreadable)")
     if not report.papers:
         _err("nothing to index: no readable papers in the input")
         return 1
@@ -108,9 +110,11 @@ def _ingest(pipeline, args) -> int:
         _err(f"skipped paper {line}")
     bare = (f" ({result.metadata_only} without an abstract: searchable by title, authors, venue and year)"
             if result.metadata_only else "")
-    merged = f", {result.merged_records} records without an abstract merged into their paper" if result.merged_records else ""
+    merged = (f", {result.merged_records} records without an abstract merged into their paper"
+              if result.merged_records else "")
     print(f"indexed {result.papers} papers{bare} into {pipeline.index().name}: {result.new_papers} new, "
-          f"{result.updated_papers} updated, {result.repaired_papers} repaired, {result.replaced_papers} older versions replaced{merged}, "
+          f"{result.updated_papers} updated, {result.repaired_papers} repaired, "
+          f"{result.replaced_papers} older versions replaced{merged}, "
           f"{result.chunks} chunks, {result.embedded_chunks} embedded in {time.perf_counter() - started:.1f} s")
     return 0 if not errors else 2
 
@@ -126,13 +130,15 @@ def _repair(pipeline, index) -> int:
     try:
         missing, orphans = index.completeness()
     except StoreDamagedError:  # Chroma killed while saving its vector index: the catalog still has every paper
-        print(f"{index.name}: the vector index cannot be read; rebuilding it from the paper catalog ({index.catalog.count()} papers)")
+        print(f"{index.name}: the vector index cannot be read; "
+              f"rebuilding it from the paper catalog ({index.catalog.count()} papers)")
         index.reset_vectors()
         missing, orphans = index.incomplete(), []
     unindexed = index.unindexed()
     if unindexed:
         papers = len({cid.rsplit(":", 1)[0] for cid in unindexed})
-        print(f"{index.name}: {len(unindexed)} chunks of {papers} papers are missing from the vector index; embedding them again")
+        print(f"{index.name}: {len(unindexed)} chunks of {papers} papers are missing from the vector index; "
+              "embedding them again")
         index.embed_again(unindexed, pipeline.ingest_embedder)
         left = index.unindexed()
         print(f"repaired {len(unindexed) - len(left)} chunks; {len(left)} still missing from the vector index")
@@ -146,15 +152,18 @@ def _repair(pipeline, index) -> int:
     if orphans:
         removed = index.delete_papers(orphans)
         index.refresh_lexical()
-        print(f"{index.name}: removed {removed} chunks of {len(orphans)} papers without a catalog record (a removal was interrupted)")
+        print(f"{index.name}: removed {removed} chunks of {len(orphans)} papers without a catalog record "
+              "(a removal was interrupted)")
     if not missing:
         return 0
-    print(f"{index.name}: {len(missing)} incomplete papers ({sum(missing.values())} chunks missing): {', '.join(sorted(missing)[:10])}")
-    from ragqa.ingest.corpus import LoadReport
+    print(f"{index.name}: {len(missing)} incomplete papers ({sum(missing.values())} chunks missing): "
+          f"{', '.join(sorted(missing)[:10])}")
+    from ragqa.ingest.paper import LoadReport
 
     result = pipeline.ingest(LoadReport(papers=index.stored_slices(sorted(missing))), progress=False)
     left = index.incomplete()
-    print(f"repaired {result.repaired_papers} papers ({result.embedded_chunks} chunks embedded); {len(left)} still incomplete")
+    print(f"repaired {result.repaired_papers} papers ({result.embedded_chunks} chunks embedded); "
+          f"{len(left)} still incomplete")
     return 0 if not left else 1
 
 
@@ -180,14 +189,16 @@ def cmd_stats(args) -> int:
     if args.json:
         print(json_line(stats))
         return 0
-    print(f"{stats['collection']} ({stats['store']})\nembedding model: {stats['embed_model']}; chunking: {stats['chunking']}")
+    print(f"{stats['collection']} ({stats['store']})\n"
+          f"embedding model: {stats['embed_model']}; chunking: {stats['chunking']}")
     bare = f" ({stats['metadata_only']} without an abstract)" if stats.get("metadata_only") else ""
     print(f"{stats['papers']} papers{bare}, {stats['chunks']} chunks")
     for venue, counts in stats["venues"].items():
         print(f"  {venue:<16} {counts['papers']:>6} papers {counts['chunks']:>7} chunks")
     print("libraries: " + ", ".join(f"{name} ({n})" for name, n in stats["libraries"].items()))
     if stats["flagged"]:
-        print(f"{len(stats['flagged'])} papers have sentences addressed to the model or reader (never quoted or prompted): "
+        print(f"{len(stats['flagged'])} papers have sentences addressed to the model or reader "
+              "(never quoted or prompted): "
               + "; ".join(stats["flagged"][:5]) + (" …" if len(stats["flagged"]) > 5 else ""))
     return 0
 
@@ -283,7 +294,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("ingest", help="index listings (default: the bundled data/)")
-    p.add_argument("paths", nargs="*", help=".txt listings, .jsonl/.json (ours, arXiv snapshot, OpenReview), .csv, .bib, .ris files, or folders")
+    p.add_argument("paths", nargs="*",
+                   help=".txt listings, .jsonl/.json (ours, arXiv snapshot, OpenReview), .csv, .bib, .ris files, "
+                   "or folders")
     p.add_argument("--status", action="store_true", help="show what is indexed instead")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -330,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except (OSError, sqlite3.DatabaseError) as exc:  # a full disk under the catalog, a spill or an index file, or a
         # catalog page damaged where opening it did not read (Catalog checks the pages its migrations read)
-        from ragqa.store.catalog import corrupt, corrupt_message
+        from ragqa.store.catalog_db import corrupt, corrupt_message
 
         if not (corrupt(exc) or disk_full(exc)):
             raise
@@ -340,7 +353,8 @@ def main(argv: list[str] | None = None) -> int:
 
         settings = Settings()
         if corrupt(exc):
-            _err(f"error: {corrupt_message(settings.catalog_path(collection_name(settings, embed_name(settings))), exc)}")
+            _err("error: "
+                 f"{corrupt_message(settings.catalog_path(collection_name(settings, embed_name(settings))), exc)}")
             return 1
         where = getattr(exc, "filename", None) or settings.vectorstore_dir
         _err(f"error: No space left on the disk holding {where} ({free_space(Path(where))} free). Papers written "

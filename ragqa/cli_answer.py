@@ -1,5 +1,5 @@
-"""`ragqa ask`, `chat` and `models`: thin wrappers over Pipeline.ask / stream and models.py (`serve` and `eval` come from
-ui/ and evals/ through the ragqa.commands entry points)."""
+"""`ragqa ask`, `chat` and `models`: thin wrappers over Pipeline.ask / stream and models.py (`serve` and `eval`
+come from ui/ and evals/ through the ragqa.commands entry points)."""
 from __future__ import annotations
 
 from ragqa import cli_args
@@ -29,7 +29,8 @@ def _render_answer(answer, streamed: str) -> None:
         print("  nearest papers: " + "; ".join(h.meta.get("label", "") for h in answer.retrieved[:3]))
     t = answer.timings
     first = f"first token {t['first_token_s']} s, " if t.get("first_token_s") is not None else "no LLM call, "
-    _err(f"(coverage: {answer.coverage}; retrieval {t.get('retrieve_s')} s, {first}total {t.get('total_s')} s, model {answer.model})")
+    _err(f"(coverage: {answer.coverage}; retrieval {t.get('retrieve_s')} s, {first}total {t.get('total_s')} s, "
+         f"model {answer.model})")
 
 
 def group_table(answer) -> str:
@@ -41,7 +42,8 @@ def group_table(answer) -> str:
     rows = [(str(r["group"]), str(r["count"]), cites(r["papers"])) for r in answer.table]
     head = ("group", "papers", "cited as")
     widths = [max(len(x) for x in col) for col in zip(head, *rows)]
-    line = lambda cells: "  " + "  ".join(c.ljust(w) if i != 1 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    line = lambda cells: "  " + "  ".join(c.ljust(w) if i != 1 else c.rjust(w)
+                                          for i, (c, w) in enumerate(zip(cells, widths)))
     return "\n".join([line(head), line(["-" * w for w in widths]), *map(line, rows)]).rstrip()
 
 
@@ -52,7 +54,8 @@ def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, 
             if event.kind == "retrieved":
                 if event.sources:
                     more = f"; … and {len(event.sources) - 10} more" if len(event.sources) > 10 else ""
-                    _err("sources: " + "; ".join(f"[{s.n}] {s.hit.meta.get('label')}" for s in event.sources[:10]) + more)
+                    _err("sources: " + "; ".join(f"[{s.n}] {s.hit.meta.get('label')}" for s in event.sources[:10])
+                         + more)
             elif event.kind == "token":
                 print(event.delta, end="", flush=True)
                 streamed += event.delta
@@ -89,7 +92,8 @@ def cmd_ask(args) -> int:
         answer = pipeline.ask(args.question, _filters(args), k=args.k, auto_filters=not args.no_question_filters)
         print(json_line(answer.as_json()))
     else:
-        answer = _stream_to_terminal(pipeline, args.question, _filters(args), k=args.k, auto_filters=not args.no_question_filters)
+        answer = _stream_to_terminal(pipeline, args.question, _filters(args), k=args.k,
+                                     auto_filters=not args.no_question_filters)
     export_cited(pipeline, [c.paper_id for c in answer.citations], args)
     return 0
 

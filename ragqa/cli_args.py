@@ -56,11 +56,13 @@ def _read_batch(path: str) -> list[dict]:
         try:
             text = Path(path).read_bytes().decode("utf-8-sig")
         except FileNotFoundError:
-            raise QueryError(f"{path}: no such batch file. Give a JSONL file of {{\"id\", \"question\"}} lines, or - for stdin.") from None
+            raise QueryError(f"{path}: no such batch file. "
+                             f"Give a JSONL file of {{\"id\", \"question\"}} lines, or - for stdin.") from None
         except IsADirectoryError:
             raise QueryError(f"{path} is a folder. Give a JSONL file of {{\"id\", \"question\"}} lines.") from None
         except UnicodeDecodeError as exc:
-            raise QueryError(f"{path}: not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}). Re-save it as UTF-8.") from None
+            raise QueryError(f"{path}: not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}). "
+                             "Re-save it as UTF-8.") from None
     rows = []
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
@@ -71,7 +73,8 @@ def _read_batch(path: str) -> list[dict]:
             raise QueryError(f"{path} line {number}: invalid JSON ({getattr(exc, 'msg', None) or type(exc).__name__}). "
                              f"One object per line: {{\"id\", \"question\"}}.") from None
         if not isinstance(row, dict) or not isinstance(row.get("question"), str) or not row["question"].strip():
-            raise QueryError(f"{path} line {number}: 'question' must be non-empty text. Each line needs {{\"id\", \"question\", \"history\"?}}.")
+            raise QueryError(f"{path} line {number}: 'question' must be non-empty text. "
+                             f"Each line needs {{\"id\", \"question\", \"history\"?}}.")
         history = row.get("history")
         if history is not None and (not isinstance(history, list) or not all(isinstance(h, str) for h in history)):
             raise QueryError(f"{path} line {number}: 'history' must be a list of earlier questions (text).")
@@ -131,5 +134,6 @@ def _add_filters(p) -> None:
     p.add_argument("--json", action="store_true", help="JSON lines on stdout")
     p.add_argument("--batch", metavar="FILE", help='JSONL of {"id", "question", "history"?}; "-" = stdin')
     p.add_argument("--export", metavar="FILE", type=Path,
-                   help="write the cited papers (search: the results) to FILE: .bib BibTeX, .json CSL-JSON, .md Markdown")
+                   help="write the cited papers (search: the results) to FILE: "
+                   ".bib BibTeX, .json CSL-JSON, .md Markdown")
     p.add_argument("--bibtex", metavar="FILE", type=Path, help="the same as --export, always BibTeX")

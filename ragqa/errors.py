@@ -30,7 +30,8 @@ class StoreUnavailableError(RagqaError):
 
 
 class StoreDamagedError(RagqaError):
-    """A collection's vector index cannot be read (Chroma was killed while saving it); the catalog still holds every paper."""
+    """A collection's vector index cannot be read (Chroma was killed while saving it); the catalog still holds every
+    paper."""
 
 
 class StoreFailedError(RagqaError):

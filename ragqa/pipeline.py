@@ -11,9 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragqa.config import Settings
-from ragqa.ingest.corpus import LoadReport, load_manifest, load_paths
+from ragqa.ingest.corpus import load_paths
+from ragqa.ingest.listing import load_manifest
+from ragqa.ingest.paper import LoadReport
 from ragqa.models.weights import embed_name
-from ragqa.store.index import IngestReport, PaperIndex
+from ragqa.store.index import PaperIndex
+from ragqa.store.ingesting import IngestReport
 
 log = logging.getLogger(__name__)
 
@@ -126,8 +129,10 @@ class Pipeline:
 
         with self._lock:
             if self._rewrite_llm is None:
-                name = self.settings.fast_llm_model if self.settings.rewrite_with_fast_model else self.settings.llm_model
-                self._rewrite_llm = load_llm(self.settings.model_copy(update={"n_ctx": 1024, "max_new_tokens": 80}), name)
+                name = (self.settings.fast_llm_model if self.settings.rewrite_with_fast_model
+                        else self.settings.llm_model)
+                self._rewrite_llm = load_llm(self.settings.model_copy(update={"n_ctx": 1024, "max_new_tokens": 80}),
+                                             name)
         return self._rewrite_llm
 
     def translate(self, question: str) -> str:
@@ -144,7 +149,8 @@ class Pipeline:
         self.searcher.refresh()
         self.embedder.get_query_embedding("warm up")
         self.calibration
-        if len(self.searcher.paper_meta()) <= self.settings.warm_sentences_up_to:  # small collections: every sentence vector now
+        # small collections: every sentence vector now
+        if len(self.searcher.paper_meta()) <= self.settings.warm_sentences_up_to:
             self.searcher.sentences.get(self._all_hits())
         if llm:
             self.warm_up_llm(fast)
@@ -153,7 +159,8 @@ class Pipeline:
         """Load the LLM and prefill the fixed prompt prefix; a ModelError when it cannot be loaded or reached."""
         from ragqa.answer.prompting import build_messages
 
-        self.llm(fast=fast).chat(build_messages("warm up", [], self.settings, self.profile.trusts_refusal), max_tokens=1)
+        self.llm(fast=fast).chat(build_messages("warm up", [], self.settings, self.profile.trusts_refusal),
+                                 max_tokens=1)
 
     def _all_hits(self):
         from ragqa.retrieval.hits import Hit
@@ -170,13 +177,14 @@ class Pipeline:
             spill.mkdir(parents=True, exist_ok=True)
         except OSError:
             spill = None
-        if spill is not None and not os.access(spill, os.W_OK):  # a read-only store folder: the system's temporary folder
+        # a read-only store folder: the system's temporary folder
+        if spill is not None and not os.access(spill, os.W_OK):
             spill = None
         return load_paths(paths or [self.settings.data_dir], load_manifest(self.settings.data_dir), progress=progress,
                           spill_dir=spill)
 
     def ingest(self, report: LoadReport, progress: bool = True, library: str | None = None) -> IngestReport:
-        from ragqa.store.catalog import DEFAULT_LIBRARY, check_library_name
+        from ragqa.store.catalog_libraries import DEFAULT_LIBRARY, check_library_name
 
         library = check_library_name(library or DEFAULT_LIBRARY)
         with self.writing():  # from opening the store (an empty one is created) to the saved views: one writer
@@ -219,7 +227,8 @@ class Pipeline:
         from ragqa.query.request import require_question
 
         question = require_question(question, self.settings.max_question_chars)
-        searcher = self.searcher  # opens the store and starts its vector load before retrieve's imports, which it overlaps
+        # opens the store and starts its vector load before retrieve's imports, which it overlaps
+        searcher = self.searcher
         from ragqa.query.rewrite import both_turns, condense_question
         from ragqa.retrieval.retrieve import search
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 import gradio as gr
 
 from ragqa.errors import RagqaError
-from ragqa.ingest.corpus import without_abstract
+from ragqa.ingest.paper import without_abstract
 from ragqa.query.request import Filters
 from ui.choices import ANY, LIVE, chosen
 from ui.render import facet_summary, paper_record

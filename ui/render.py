@@ -7,7 +7,7 @@ import html
 import re
 
 from ragqa.answer.records import Answer, Source
-from ragqa.ingest.corpus import without_abstract
+from ragqa.ingest.paper import without_abstract
 from ragqa.retrieval.hits import Hit
 
 CSS = """

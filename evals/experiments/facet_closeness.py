@@ -27,7 +27,9 @@ def abstracts() -> dict[str, str]:
     """paper id -> its text as the index holds it (what SentenceCache splits)."""
     from evals.dataset import load_beir
     from evals.retrieval import beir_papers
-    from ragqa.ingest.corpus import load_manifest, load_paths, merge_all
+    from ragqa.ingest.corpus import load_paths
+    from ragqa.ingest.listing import load_manifest
+    from ragqa.ingest.merge import merge_all
 
     out = {p.paper_id: p.text for p in beir_papers(load_beir(SHARED / "scifact", "train"), SHARED / "scifact")[0]}
     papers = list(load_paths([ROOT / "data"], load_manifest(ROOT / "data"))[0].papers)

@@ -15,7 +15,8 @@ from pathlib import Path
 from ragqa.answer.citations import split_answer_sentences
 from ragqa.answer.guards import figures, ungrounded_figures
 from ragqa.config import Settings
-from ragqa.ingest.corpus import load_manifest, load_paths
+from ragqa.ingest.corpus import load_paths
+from ragqa.ingest.listing import load_manifest
 
 
 def main(argv: list[str]) -> int:

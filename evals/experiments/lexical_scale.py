@@ -30,8 +30,9 @@ def _chunk_pages(corpus: Path, settings):
     """(chunk ids, embedded texts) per slice of papers, read from the corpus as ingest reads it."""
     from llama_index.core.schema import MetadataMode
 
-    from ragqa.ingest.corpus import LoadReport, read_papers
-    from ragqa.store.index import split_papers
+    from ragqa.ingest.corpus import read_papers
+    from ragqa.ingest.paper import LoadReport
+    from ragqa.store.chunks import split_papers
 
     papers = []
     for paper in read_papers(corpus, None, LoadReport()):

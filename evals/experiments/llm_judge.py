@@ -26,7 +26,9 @@ rows = [json.loads(l) for l in open(Path(sys.argv[1]) / "rows.jsonl")]
 
 from evals.dataset import load_beir
 from evals.retrieval import beir_papers
-from ragqa.ingest.corpus import load_manifest, load_paths, merge_all
+from ragqa.ingest.corpus import load_paths
+from ragqa.ingest.listing import load_manifest
+from ragqa.ingest.merge import merge_all
 
 texts = {}
 beir = load_beir(SHARED / "scifact", "train")

@@ -40,7 +40,9 @@ ASK_WITHOUT = "Write a question a machine-learning researcher could ask."
 def texts() -> dict[str, str]:
     from evals.dataset import load_beir
     from evals.retrieval import beir_papers
-    from ragqa.ingest.corpus import load_manifest, load_paths, merge_all
+    from ragqa.ingest.corpus import load_paths
+    from ragqa.ingest.listing import load_manifest
+    from ragqa.ingest.merge import merge_all
 
     out = {}
     beir = load_beir(SHARED / "scifact", "train")

@@ -22,7 +22,8 @@ from sentence_transformers import SentenceTransformer
 from sklearn.metrics import roc_auc_score
 
 from ragqa.config import Settings
-from ragqa.ingest.corpus import load_manifest, load_paths
+from ragqa.ingest.corpus import load_paths
+from ragqa.ingest.listing import load_manifest
 
 s = Settings()
 rep, _ = load_paths([s.data_dir], load_manifest(s.data_dir))

@@ -35,7 +35,8 @@ from evals.dataset import load_beir
 from evals.retrieval import beir_papers
 from ragqa.answer.answerability import MEASURED
 from ragqa.config import Settings
-from ragqa.ingest.corpus import load_manifest, load_paths
+from ragqa.ingest.corpus import load_paths
+from ragqa.ingest.listing import load_manifest
 
 TOP = 3
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"

@@ -1,1 +1,2 @@
-"""Ranked papers -> an answer: answerability and topical decisions, evidence sentences, the prompt, citations checked against sources, guards, answers written in code, the conversation."""
+"""Ranked papers -> an answer: answerability and topical decisions, evidence sentences, the prompt, citations
+checked against sources, guards, answers written in code, the conversation."""

@@ -1,11 +1,13 @@
 """One answerability decision: each candidate paper gets P(it answers the question) from measured
 features, combined by a model fitted by `ragqa eval calibrate` (evals/calibrate.py): gradient-boosted trees,
-monotone in each feature that has a direction (not the question's length), by default; a logistic model where a calibration file holds one.
+monotone in each feature that has a direction (not the question's length), by default; a logistic model where a
+calibration file holds one.
 
 Features are signals, not rules: dense cosine, best-sentence closeness, how much of the question's
-IDF-weighted vocabulary the paper's title and abstract contain, the cosine gap to the best paper, the question's length in terms, and
-whether the question names the paper (FEATURES; MEASURED adds two that calibration left out). The weights and the operating points come from a calibration
-file; nothing here is tuned by hand. Retrieval and answer composition live elsewhere.
+IDF-weighted vocabulary the paper's title and abstract contain, the cosine gap to the best paper, the question's
+length in terms, and whether the question names the paper (FEATURES; MEASURED adds two that calibration left out).
+The weights and the operating points come from a calibration file; nothing here is tuned by hand. Retrieval and
+answer composition live elsewhere.
 """
 from __future__ import annotations
 
@@ -108,9 +110,9 @@ def candidate_features(query: str, hits, closeness: dict[str, float], stats: Ter
 
 @dataclass(frozen=True)
 class Calibration:
-    """A fitted model over its `features` (names from KNOWN; trees, or logistic weights) and its operating points, for one embedding model
-    (and LLM profile). `answer_threshold`: the best paper's P at or above which the question is
-    answered; `list_threshold`: a paper joins a list answer at or above it."""
+    """A fitted model over its `features` (names from KNOWN; trees, or logistic weights) and its operating points,
+    for one embedding model (and LLM profile). `answer_threshold`: the best paper's P at or above which the question
+    is answered; `list_threshold`: a paper joins a list answer at or above it."""
 
     embed_model: str
     features: tuple[str, ...]
@@ -122,7 +124,8 @@ class Calibration:
     list_threshold: float
     source: str = ""
     # gradient-boosted trees over the raw features, each {feature, threshold, left, right, leaf, value} per node
-    # (node 0 the root; x[feature] <= threshold goes left), summed onto `baseline` as log-odds; empty: the logistic model
+    # (node 0 the root; x[feature] <= threshold goes left), summed onto `baseline` as log-odds; empty: the logistic
+    # model
     trees: tuple = ()
     baseline: float = 0.0
 
@@ -144,7 +147,8 @@ class Calibration:
     def describe(self) -> str:
         if self.trees:
             return f"{len(self.trees)} gradient-boosted trees over {', '.join(self.features)}"
-        return "logistic weights (standardised features): " + ", ".join(f"{f} {w:+.2f}" for f, w in zip(self.features, self.coef))
+        return "logistic weights (standardised features): " + ", ".join(
+            f"{f} {w:+.2f}" for f, w in zip(self.features, self.coef))
 
     def to_json(self) -> dict:
         return {f: list(getattr(self, f)) if isinstance(getattr(self, f), tuple) else getattr(self, f)
@@ -153,11 +157,12 @@ class Calibration:
     @classmethod
     def from_json(cls, data: dict) -> "Calibration":
         fields = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__}
-        if not isinstance(fields.get("trees", ()), tuple) or not all(isinstance(t, dict) for t in fields.get("trees", ())):
+        if (not isinstance(fields.get("trees", ()), tuple)
+                or not all(isinstance(t, dict) for t in fields.get("trees", ()))):
             raise ValueError("trees must be a list of node tables")
         if not fields.get("features") or not set(fields["features"]) <= set(KNOWN):
-            raise RagqaError(f"calibration features {fields.get('features')} are not all known to this version ({', '.join(KNOWN)}). "
-                             "Run 'ragqa eval calibrate' again.")
+            raise RagqaError(f"calibration features {fields.get('features')} are not all known to this version "
+                             f"({', '.join(KNOWN)}). Run 'ragqa eval calibrate' again.")
         width = len(fields["features"])
         if (not fields.get("trees") and len(fields.get("coef", ())) != width) or \
                 any(f >= width for t in fields.get("trees", ()) for f in t["feature"]):
@@ -180,7 +185,8 @@ def _read(path: str) -> Calibration:
     try:
         return Calibration.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
     except FileNotFoundError:
-        raise RagqaError(f"No calibration file at {path}. Run 'ragqa eval calibrate' or unset RAGQA_CALIBRATION_FILE.") from None
+        raise RagqaError(f"No calibration file at {path}. "
+                         "Run 'ragqa eval calibrate' or unset RAGQA_CALIBRATION_FILE.") from None
     except (ValueError, TypeError, KeyError) as exc:
         raise RagqaError(f"Calibration file {path} is not valid ({exc}). Run 'ragqa eval calibrate' again.") from None
 
@@ -191,7 +197,8 @@ def load_calibration(settings, embed_name: str, profile: str | None = None) -> C
     if settings.calibration_file:
         return _read(str(settings.calibration_file))
     slug = model_slug(embed_name)
-    return _read(str(committed_file(settings.calibration_dir, ([f"{slug}-{profile}"] if profile else []) + [slug, "default"])))
+    return _read(str(committed_file(settings.calibration_dir,
+                                    ([f"{slug}-{profile}"] if profile else []) + [slug, "default"])))
 
 
 def model_slug(embed_name: str) -> str:
@@ -201,7 +208,8 @@ def model_slug(embed_name: str) -> str:
 
 def committed_file(directory: Path, stems: list[str]) -> Path:
     """The first `<stem>.json` in `directory` that exists, else the last one (whose absence the reader reports)."""
-    return next((directory / f"{s}.json" for s in stems if (directory / f"{s}.json").exists()), directory / f"{stems[-1]}.json")
+    return next((directory / f"{s}.json" for s in stems if (directory / f"{s}.json").exists()),
+                directory / f"{stems[-1]}.json")
 
 
 @dataclass(frozen=True)
@@ -222,8 +230,10 @@ class Judgement:
     def explain(self, n: int) -> list[str]:
         """The papers an explain answer is written from: the best, then up to n - 1 more that each clear the
         answer point. On SciFact's human-labelled claims in the calibration run, a second paper between the list and
-        answer points answered 3 of 88 claims, one above the answer point 42 of 230 (README). Papers the question names come alone."""
-        if self.named:  # the question names its papers ("Vision Transformers Need Registers 这篇论文…"): those answer it
+        answer points answered 3 of 88 claims, one above the answer point 42 of 230 (README). Papers the question
+        names come alone."""
+        # the question names its papers ("Vision Transformers Need Registers 这篇论文…"): those answer it
+        if self.named:
             return list(self.named[:n])
         first = self.top(n)
         return first[:1] + [pid for pid in first[1:] if pid in self.answering]
@@ -256,6 +266,7 @@ def candidates_for(searcher, result, question_vec, extra_hits=()) -> list[Candid
     return candidate_features(result.query, hits, closeness, searcher.term_stats())
 
 
-def assess(searcher, result, question_vec, calibration: Calibration, extra_hits=()) -> tuple[list[Candidate], Judgement]:
+def assess(searcher, result, question_vec, calibration: Calibration,
+           extra_hits=()) -> tuple[list[Candidate], Judgement]:
     candidates = candidates_for(searcher, result, question_vec, extra_hits)
     return candidates, judge(calibration, candidates)

@@ -27,7 +27,7 @@ from ragqa.answer.guards import (
 )
 from ragqa.answer.naming import own_name, paper_name
 from ragqa.answer.records import Citation, Source
-from ragqa.ingest.corpus import authors_of
+from ragqa.ingest.paper import authors_of
 from ragqa.text.clean import CJK
 from ragqa.text.sentences import BEFORE_STOP, content_words, text_units
 
@@ -41,7 +41,8 @@ def parse_markers(text: str) -> list[tuple[str, list[int]]]:
         numbers: list[int] = []
         for part in re.split(r"\s*(?:,|;|and)\s*", match.group(1)):
             bounds = re.split(r"\s*[-–]\s*", part)
-            if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit() and int(bounds[1]) - int(bounds[0]) < 10:
+            if (len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit()
+                    and int(bounds[1]) - int(bounds[0]) < 10):
                 numbers += list(range(int(bounds[0]), int(bounds[1]) + 1))
             elif part.strip().isdigit():
                 numbers.append(int(part))
@@ -122,7 +123,8 @@ def _supported(sentence: str, cited: list[Source], minimum: float = 0.34, questi
         return True
     words = (words - stems(set(re.findall(r"[a-z0-9][\w'-]*", question.lower())))) or words  # any length: get = gets
     names = " ".join(s.hit.meta.get("label") or "" for s in cited if " " not in (s.hit.meta.get("label") or ""))
-    found = stems(content_words(" ".join(" ".join(s.evidence) for s in cited) + " " + names))  # a clause label is no evidence
+    # a clause label is no evidence
+    found = stems(content_words(" ".join(" ".join(s.evidence) for s in cited) + " " + names))
     return len(words & found) / len(words) >= minimum
 
 
@@ -151,7 +153,8 @@ def cite_named(sentence: str, sources: list[Source]) -> str:
         name = _shown_name(s.hit.meta)
         if not name:
             continue
-        sentence, bracketed = re.subn(r"\[\s*" + re.escape(name) + r"\s*\]", name, sentence, flags=re.I)  # "[D4S]" -> "D4S"
+        # "[D4S]" -> "D4S"
+        sentence, bracketed = re.subn(r"\[\s*" + re.escape(name) + r"\s*\]", name, sentence, flags=re.I)
         if bracketed or re.search(r"(?<![A-Za-z0-9-])" + re.escape(name) + r"(?![A-Za-z0-9-])", sentence, re.I):
             named.append(s.n)
     if not named:
@@ -196,8 +199,10 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
         cleaned = _MARKER.sub(fix, sentence)
         # "…问题。[1]。[2]。" -> "…问题 [1][2]。": markers written as sentences of their own
         cleaned = re.sub(r"\s*[。.]\s*((?:\[\d+\]\s*[。.]?\s*)+)$",
-                         lambda m: " " + "".join(re.findall(r"\[\d+\]", m.group(1))) + ("。" if "。" in m.group(0) else "."), cleaned)
-        cleaned = re.sub(r"(?:\[\d+\]\s*){2,}", lambda m: "".join(f"[{n}]" for n in dict.fromkeys(re.findall(r"\d+", m.group(0)))), cleaned)
+                         lambda m: " " + "".join(re.findall(r"\[\d+\]", m.group(1)))
+                         + ("。" if "。" in m.group(0) else "."), cleaned)
+        cleaned = re.sub(r"(?:\[\d+\]\s*){2,}",
+                         lambda m: "".join(f"[{n}]" for n in dict.fromkeys(re.findall(r"\d+", m.group(0)))), cleaned)
         cleaned = re.sub(r"\s+(?=[.,;!?。])", "", cleaned).strip()
         if profile.on(ECHO) and re.search(r"\w", cleaned) and echoes(cleaned, question):
             fired.append(ECHO)
@@ -260,7 +265,8 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
     return " ".join(k for k in kept if k), cited, invalid, dropped
 
 
-_BARE = re.compile(r"(^|(?<=[.!?。！？]\s)|(?:\b(?:include|includes|including|are|is|and|see)|[,:、：和及包括])\s*)\[(\d+)\](?=[\s,.;:、，。和及]|$)")
+_BARE = re.compile(r"(^|(?<=[.!?。！？]\s)|(?:\b(?:include|includes|including|are|is|and|see)|[,:、：和及包括])\s*)"
+                   r"\[(\d+)\](?=[\s,.;:、，。和及]|$)")
 
 
 def name_bare_markers(text: str, sources: list[Source]) -> str:

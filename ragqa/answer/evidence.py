@@ -21,7 +21,8 @@ from ragqa.text.sentences import available_at, content_words, own_part_first, sp
 _CONTRIBUTION = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:introduce|propose|present|develop)s?\b", re.I)
 
 
-def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings, query: str = "", cache=None) -> list[Source]:
+def select_evidence(question_vec, hits: list[Hit], embedder, settings: Settings, query: str = "",
+                    cache=None) -> list[Source]:
     """Per paper: the sentence stating its contribution, then the sentences closest to the question
     (cosine plus a bonus for sharing the question's content words), kept in abstract order.
     `cache` (a SentenceCache) reuses sentence vectors across questions."""

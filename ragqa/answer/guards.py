@@ -15,18 +15,21 @@ import re
 from dataclasses import dataclass
 
 CITE_NAMED = "cite-named"  # a sentence naming a source, without its marker, cites it
-CITE_SUPPORTED = "cite-supported"  # an uncited sentence found in a cited source's evidence (or the only source given) gets that marker
+# an uncited sentence found in a cited source's evidence (or the only source given) gets that marker
+CITE_SUPPORTED = "cite-supported"
 NAME_BARE_MARKERS = "name-bare-markers"  # "[1] shows ..." -> "DiffAug [1] shows ..."
 NAME_SUBJECT = "name-subject"  # "introduces X [1]." -> "DiffAug introduces X [1]."
 REFUSAL_TO_QUOTES = "refusal-to-quotes"  # a refusal of an accepted question -> the quoted evidence
 QUOTE_TOP_UP = "quote-top-up"  # a one- or two-sentence answer gets its paper's own closest sentences, quoted
 THIRD_PERSON = "third-person"  # "we show ... [1]" copied from an abstract -> "the authors show ... [1]"
-ECHO = "echo"  # a sentence that only restates the question ("Gradient rules select the best equilibrium [1].") is dropped
+# a sentence that only restates the question ("Gradient rules select the best equilibrium [1].") is dropped
+ECHO = "echo"
 EXAMPLE_LEAK = "example-leak"  # a sentence copied from the prompt's worked examples, not the sources, is dropped
 REPEAT = "repeat"  # a sentence that says again what an earlier one of the answer said is dropped
-GROUNDED_NUMBERS = "grounded-numbers"  # a cited sentence with a number its sources do not hold ("FID 17.4 [1]") is dropped
-GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, THIRD_PERSON, ECHO,
-          EXAMPLE_LEAK, REPEAT, GROUNDED_NUMBERS)
+# a cited sentence with a number its sources do not hold ("FID 17.4 [1]") is dropped
+GROUNDED_NUMBERS = "grounded-numbers"
+GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, THIRD_PERSON,
+          ECHO, EXAMPLE_LEAK, REPEAT, GROUNDED_NUMBERS)
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,8 @@ def third_person(sentence: str) -> str | None:
     """The sentence with an abstract's first person ("we", "our", "us") put in the third person ("the authors",
     "their", "them"), quoted spans left as they are; None when it has none. The citation says which paper's authors."""
     parts = re.split(r"(\"[^\"]*\"|“[^”]*”)", sentence)
-    changed = [part if i % 2 else _PRONOUN.sub(lambda m: _FIRST_PERSON[m.group(0)], part) for i, part in enumerate(parts)]
+    changed = [part if i % 2 else _PRONOUN.sub(lambda m: _FIRST_PERSON[m.group(0)], part)
+               for i, part in enumerate(parts)]
     out = "".join(changed)
     return out if out != sentence else None
 
@@ -124,7 +128,8 @@ LEAK_SHARE = 0.5
 def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, question: str) -> bool:
     """True when the sentence repeats a worked example instead of the sources: it names an example's paper that no
     source names, or half its units are the examples' wording, found neither in the question nor in the sources
-    (a Chinese sentence's character pairs cannot be in an English abstract, so they count unless the question has them)."""
+    (a Chinese sentence's character pairs cannot be in an English abstract, so they count unless the question has
+    them)."""
     from ragqa.text.sentences import text_units
 
     plain = _MARKERS.sub(" ", sentence)

@@ -3,7 +3,7 @@ paper"); never the opening words of its abstract. The label a prompt shows is pr
 """
 from __future__ import annotations
 
-from ragqa.ingest.corpus import authors_of
+from ragqa.ingest.paper import authors_of
 from ragqa.text.clean import method_name
 
 
@@ -12,7 +12,8 @@ def own_name(meta: dict) -> str | None:
     authorless listing, whose label is only the opening words of its abstract."""
     label, title = meta.get("label") or "", meta.get("title") or ""
     if title and title.startswith(label.rstrip("…")) and method_name(title):
-        return method_name(title)  # the label is the title, which leads with a name: "LoRA: Low-Rank Adaptation …" -> LoRA
+        # the label is the title, which leads with a name: "LoRA: Low-Rank Adaptation …" -> LoRA
+        return method_name(title)
     if title or (not label.endswith("…") and len(label.split()) <= 3):
         return label
     surnames = [a.split()[-1] for a in authors_of(meta)]

@@ -17,7 +17,8 @@ from ragqa.models.prompts import example_turns, render
 from ragqa.text.clean import CJK
 
 REFUSAL = "The indexed papers do not answer this question."
-_REFUSAL_HINTS = re.compile(r"do not answer this question|don't answer this question|cannot answer|无法回答|不能回答|没有.{0,8}(回答|涉及|提到)", re.I)
+_REFUSAL_HINTS = re.compile(r"do not answer this question|don't answer this question|cannot answer"
+                            r"|无法回答|不能回答|没有.{0,8}(回答|涉及|提到)", re.I)
 _DELIM = re.compile(r"</?\s*source[^>]*>", re.I)
 
 

@@ -15,7 +15,8 @@ class Source:
     hit: Hit
     evidence: tuple[str, ...]
     closeness: float = 0.0  # best cosine of any of its sentences to the question
-    closest: tuple[str, ...] = ()  # its sentences closest to the question, best first, its own part before its background (what a quote uses)
+    # its sentences closest to the question, best first, its own part before its background (what a quote uses)
+    closest: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ class Answer:
     form: str = ""  # intent.classify: "list" | "count" | "explain"
     judgement: dict = field(default_factory=dict)  # answerability: per-paper P, decision, listed papers
     table: list[dict] = field(default_factory=list)  # group answers: {"group", "count", "papers": [paper ids]} per row
-    counted: list[str] = field(default_factory=list)  # list and count answers: every paper counted (the text shows list_max)
+    # list and count answers: every paper counted (the text shows list_max)
+    counted: list[str] = field(default_factory=list)
     guards: list[str] = field(default_factory=list)  # the model profile's repairs that changed this answer (guards.py)
     # "answered": the indexed papers answer it; "related": papers on its subject, none answering the specific ask (a
     # list of weaker matches only); "not_covered": abstained. Empty: read from `abstained`
@@ -66,7 +68,8 @@ class Answer:
     def as_json(self, id_: str | None = None) -> dict:
         out = {"id": id_} if id_ is not None else {}
         out.update({
-            "question": self.question, "answer": self.text, "abstained": self.abstained, "mode": self.mode, "why": self.why,
+            "question": self.question, "answer": self.text, "abstained": self.abstained, "mode": self.mode,
+            "why": self.why,
             "citations": [c.as_json() for c in self.citations],
             "retrieved": [h.as_json() for h in self.retrieved],
             "invalid_markers": self.invalid_markers, "dropped_sentences": self.dropped_sentences,

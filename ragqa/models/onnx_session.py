@@ -3,8 +3,8 @@
 onnxruntime releases the GIL while it loads and optimises the graph (~0.2 s on 2 cores), so a session started before
 a cold start imports llama-index and chromadb (~1.2 s) is ready by the time the first question is embedded. This module
 imports neither: a thread that waited on the imports it is meant to overlap would gain nothing. The thread imports
-nothing either (prefetch imports onnxruntime first): two threads importing numpy at once break its import. Embedding lives in
-onnx_embed.py; choosing a backend in models.py.
+nothing either (prefetch imports onnxruntime first): two threads importing numpy at once break its import. Embedding
+lives in onnx_embed.py; choosing a backend in models.py.
 """
 from __future__ import annotations
 

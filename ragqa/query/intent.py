@@ -17,31 +17,45 @@ import re
 LIST, COUNT, EXPLAIN, GROUP = "list", "count", "explain", "group"
 
 _GROUPS = (  # (key, wording that asks for papers grouped by it)
-    ("author", r"\bwho\b(?=.{0,60}\b(?:papers?|publish\w*|publications?|works?|wrote|written|authored|prolific)\b).{0,40}\b(?:most|the largest number)\b"
+    ("author", r"\bwho\b(?=.{0,60}\b(?:papers?|publish\w*|publications?|works?|wrote|written|authored|prolific)\b)"
+               r".{0,40}\b(?:most|the largest number)\b"
                r"|\bwhich (?:authors?|researchers?|people|groups?)\b.{0,40}\bmost\b"
-               r"|\b(?:most|top) (?:prolific )?authors?\b|\b(?:papers )?(?:per|by|for each|each) author\b|哪些?位?作者.{0,12}最多|作者.{0,6}排名|每一?位作者|按作者"),
-    ("year", r"\b(?:per|by|each|every) year\b|\bover (?:the )?(?:time|years)\b|\b(?:grow|grew|growth|change|changed|trend)\w*\b.{0,60}\b(?:from|between|since|over)\b"
+               r"|\b(?:most|top) (?:prolific )?authors?\b|\b(?:papers )?(?:per|by|for each|each) author\b"
+               r"|哪些?位?作者.{0,12}最多|作者.{0,6}排名|每一?位作者|按作者"),
+    ("year", r"\b(?:per|by|each|every) year\b|\bover (?:the )?(?:time|years)\b"
+             r"|\b(?:grow|grew|growth|change|changed|trend)\w*\b.{0,60}\b(?:from|between|since|over)\b"
              r"|\bfrom (?:19|20)\d\d to (?:19|20)\d\d\b|每年|逐年|历年|年份分布|按年份?"),
-    ("venue", r"\b(?:per|by|each|every) (?:venue|conference)\b|\bwhich (?:venue|conference)s?\b.{0,40}\bmost\b|哪个会议.{0,12}最多|各会议|每一?个会议|按会议"),
+    ("venue", r"\b(?:per|by|each|every) (?:venue|conference)\b|\bwhich (?:venue|conference)s?\b.{0,40}\bmost\b"
+              r"|哪个会议.{0,12}最多|各会议|每一?个会议|按会议"),
 )
 
 _FIELDS = (  # (field of a paper's record, wording that asks for it about a paper)
     ("authors", r"\bwho (?:wrote|writes|authored|is behind|are behind|proposed|introduced|invented|came up with)\b"
                 r"|\bwho (?:are|is|were|was) (?:the |its |their )?(?:authors?|first author|last author)\b"
                 r"|\b(?:list|name|give|tell)\b.{0,20}\bauthors\b(?! (?:who|that|from|at|in|on))"
-                r"|\bauthors? (?:of|behind)\b|\b(?:written|authored) by whom\b|作者是谁|谁写的|作者有哪些|是谁提出的|由谁"),
-    # "where was/did …" asks where a paper appeared; "where does the double descent peak appear" asks about its content
-    ("venue", r"\b(?:where (?:was|were|is|are|did|has|have|had)|(?:which|what) (?:venue|conference|journal|workshop))\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|accepted)\b"
-              r"|\b(?:which|what) (?:venue|conference|journal|workshop) (?:is|was) (?:it|this|that|the paper|this paper|that paper) (?:from|in|at)\b"
+                r"|\bauthors? (?:of|behind)\b|\b(?:written|authored) by whom\b"
+                r"|作者是谁|谁写的|作者有哪些|是谁提出的|由谁"),
+    # "where was/did …" asks where a paper appeared; "where does the double descent peak appear" asks about its
+    # content
+    ("venue", r"\b(?:where (?:was|were|is|are|did|has|have|had)"
+              r"|(?:which|what) (?:venue|conference|journal|workshop))\b"
+              r".{0,80}?\b(?:published|appear(?:ed|s)?|presented|accepted)\b"
+              r"|\b(?:which|what) (?:venue|conference|journal|workshop) (?:is|was) "
+              r"(?:it|this|that|the paper|this paper|that paper) (?:from|in|at)\b"
               r"|\b(?:venue|conference|journal) (?:of|for)\b|发表在哪|发表于哪|在哪个会议|什么会议"),
-    ("year", r"\b(?:when (?:was|were|is|are|did|has|have|had)|(?:which|what) year)\b.{0,80}?\b(?:published|appear(?:ed|s)?|presented|released|come out|came out)\b"
-             r"|\b(?:publication )?year of\b|\b(?:which|what) year (?:is|was) (?:it|that|this|the paper|this paper|that paper)\b"
+    ("year", r"\b(?:when (?:was|were|is|are|did|has|have|had)|(?:which|what) year)\b"
+             r".{0,80}?\b(?:published|appear(?:ed|s)?|presented|released|come out|came out)\b"
+             r"|\b(?:publication )?year of\b"
+             r"|\b(?:which|what) year (?:is|was) (?:it|that|this|the paper|this paper|that paper)\b"
              r"|哪一?年发表|什么时候发表|何时发表"),
 )
 
 _COUNT = re.compile(  # "how many papers / orals …", "how many are indexed"; not "how many label errors did they find"
-    r"\bhow many\b(?=(?:\s+[\w-]+){0,4}?\s+(?:papers|works|studies|articles|publications|orals|spotlights|posters|ones|entries)\b)"
-    r"|\bhow many\b(?=.{0,60}\b(?:indexed|in (?:the|this|your|my) (?:collection|library|index|corpus))\b)|\bnumber of (?:papers|works|studies)\b|\bcount (?:the )?(?:papers|works)\b|多少篇|几篇|多少(?:个|项)?(?:研究|论文|工作)",
+    r"\bhow many\b(?=(?:\s+[\w-]+){0,4}?\s+"
+    r"(?:papers|works|studies|articles|publications|orals|spotlights|posters|ones|entries)\b)"
+    r"|\bhow many\b(?=.{0,60}\b(?:indexed|in (?:the|this|your|my) (?:collection|library|index|corpus))\b)"
+    r"|\bnumber of (?:papers|works|studies)\b|\bcount (?:the )?(?:papers|works)\b"
+    r"|多少篇|几篇|多少(?:个|项)?(?:研究|论文|工作)",
     re.I)
 _WORK_ZH = r"(?:论文|文章|研究|工作|方法|文献|成果|篇)"  # paper, article, study, work, method, literature, result
 # plural asks for papers, or existence of work on a topic (not "is there a paper that ...", which wants one)
@@ -51,7 +65,8 @@ _LIST = re.compile(
     r"(?!(?:\w+\s+){0,3}?(?:paper|work|one|article)\s)(?:\w+\s+){0,3}?"
     r"(?:papers|works|studies|articles|publications|approaches|methods|orals|spotlights|posters)\b"
     r"|\b(?:is|are) there (?:any )?(?:\w+\s+)?(?:work|works|research|papers|studies|literature)\b"
-    r"|\b(?:papers|works|studies|research) (?:on|about|that|which|in|by|from|studying|proposing|addressing|mentioning|using)\b"
+    r"|\b(?:papers|works|studies|research) "
+    r"(?:on|about|that|which|in|by|from|studying|proposing|addressing|mentioning|using)\b"
     # a topic followed by the body of work asked for ("disentangled representation learning papers", "feature selection
     # methods?"), or "anything on X"
     r"|^(?!\s*(?:how|what|why|when|where|whats|does|do|did|is|are|can|could|would|should|will|was|were|has|have)\b)"
@@ -65,7 +80,8 @@ _LIST = re.compile(
     # Chinese "which / what ... are there" asks for papers when a body-of-work noun goes with it, as "which" does in
     # English ("哪些论文", "论文有哪些", "有哪些…方法"); "在哪些层 / 哪些数据集" asks about one paper's content
     r"|有没有|哪几篇|相关(?:的)?(?:论文|研究|工作)"
-    r"|哪(?:些|几)[^。？?！!，,]{0,40}?" + _WORK_ZH + r"|" + _WORK_ZH + r"[^。？?！!，,]{0,30}?哪(?:些|几)",  # in one clause
+    # in one clause
+    r"|哪(?:些|几)[^。？?！!，,]{0,40}?" + _WORK_ZH + r"|" + _WORK_ZH + r"[^。？?！!，,]{0,30}?哪(?:些|几)",
     re.I)
 
 
@@ -79,8 +95,8 @@ def group_key(question: str) -> str | None:
 
 def asks_field(question: str) -> str | None:
     """"authors", "venue" or "year" when the question asks for that field of a paper's record ("Who wrote
-    InterpBench?", "Where was TRACE published?", "这篇论文的作者是谁？"); meant for explain questions (a group-by such as
-    "which venue has the most X" is classified first)."""
+    InterpBench?", "Where was TRACE published?", "这篇论文的作者是谁？"); meant for explain questions (a group-by
+    such as "which venue has the most X" is classified first)."""
     for field, pattern in _FIELDS:
         if re.search(pattern, question, re.I):
             return field
@@ -110,7 +126,8 @@ def without_recency(query: str) -> str:
 # a question word, a request verb or a question mark: what a search-box phrase ("sparse autoencoders", "reinforcement
 # learning theory") does not have
 _ASKS = re.compile(r"\b(?:how|what|whats|why|when|where|which|who|whom|whose|does|do|did|is|are|can|could|would|should|"
-                   r"will|was|were|has|have|explain|describe|tell|show|list|give|compare|summari[sz]e|find)\b|[?？\u3400-\u9fff]",
+                   r"will|was|were|has|have|explain|describe|tell|show|list|give|compare|summari[sz]e|find)\b"
+                   r"|[?？\u3400-\u9fff]",
                    re.I)
 
 

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ragqa.ingest.corpus import authors_of
+from ragqa.ingest.paper import authors_of
 from ragqa.text.terms import REQUEST_VERBS
 
 # A surname alone becomes an author only after a cue that makes it one: a weak cue ("by Bengio")
@@ -97,7 +97,8 @@ class AuthorIndex:
                 self.papers[self.full[key]] = self.papers.get(self.full[key], 0) + 1
         self._vocabulary = None
 
-    def __getstate__(self) -> dict:  # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
+    # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
+    def __getstate__(self) -> dict:
         return {**self.__dict__, "_texts": {}}
 
     def attach(self, papers) -> None:
@@ -108,7 +109,8 @@ class AuthorIndex:
     def vocabulary(self) -> set[str]:
         """Every word of the indexed abstracts (built when a weak cue first needs it)."""
         if self._vocabulary is None:
-            self._vocabulary = {w for m in self._texts.values() for w in re.findall(r"[a-z]+", (m.get("text") or "").lower())}
+            self._vocabulary = {w for m in self._texts.values()
+                                for w in re.findall(r"[a-z]+", (m.get("text") or "").lower())}
         return self._vocabulary
 
     def _initialled(self, question: str) -> AuthorMatch | None:
@@ -127,7 +129,8 @@ class AuthorIndex:
     def full_names(self, question: str) -> list[str]:
         """Every indexed author's full name the question writes ("work by Hidenori Tanaka and Ekdeep Singh Lubana"),
         as spans of the question, longest first, for telling a request about people from one about a subject."""
-        words = [re.sub(r"['’]s$", "", w) for w in re.findall(r"[^\W\d_][\w'’.-]*", question)]  # "Chen Zhu's" -> Chen Zhu
+        # "Chen Zhu's" -> Chen Zhu
+        words = [re.sub(r"['’]s$", "", w) for w in re.findall(r"[^\W\d_][\w'’.-]*", question)]
         any_case = question == question.lower()  # "yoshua bengio" in an all-lowercase question
         found = []
         for n in (4, 3, 2):
@@ -190,7 +193,8 @@ def subject_of(question: str, spans: list[str]) -> str:
     rest = question
     for span in sorted(filter(None, spans), key=len, reverse=True):
         rest = re.sub(re.escape(span), " ", rest, flags=re.I)
-    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|属于|关于|中|里|的|论文|文章|研究|工作|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等"
+    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|属于|关于|中|里|的|论文|文章|研究|工作"
+                  r"|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等"
                   r"|这个|这些|本|库|收录|总共|一共|共|全部|所有|标签|是|参与|参加|合著|撰写|作者", " ", rest)
     words = re.findall(r"[^\W_]+", rest.lower())
     return " ".join(w for w in words if w not in FRAME_WORDS and not w.isdigit() and len(w) > 1)
@@ -213,12 +217,14 @@ def _words(text: str) -> tuple[str, ...]:
 
 
 # the question marks a phrase as a label of the collection, not a subject, right next to it: "the X area",
-# "X track", "X topic", "topic: X", "the keyword X", Chinese "X 领域 / 主题 / 关键词" (not 类别: "与类别相关" is "class-relevant")
+# "X track", "X topic", "topic: X", "the keyword X", Chinese "X 领域 / 主题 / 关键词"
+# (not 类别: "与类别相关" is "class-relevant")
 _CUE_WORD = r"(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics?|tracks?|categor(?:y|ies)|keywords?)"
 _CUE_AFTER = re.compile(rf"^\W{{0,3}}(?:{_CUE_WORD}\b|\s*(?:领域|主题|关键词))", re.I)
 ZH_CUE = re.compile(r"领域|主题|关键词")  # a Chinese question's cue, for a label read from its translation
 _CUE_BEFORE = re.compile(r"\b(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics?|categor(?:y|ies)|keywords?)\s*"
-                         r"(?:of|on|:|called|named|labell?ed)?\s*(?:the\s+)?[\"“'‘]?\s*$", re.I)  # not "keep track of X"
+                         r"(?:of|on|:|called|named|labell?ed)?\s*(?:the\s+)?[\"“'‘]?\s*$",
+                         re.I)  # not "keep track of X"
 
 
 def _cued(question: str, start: int, end: int) -> bool:
@@ -241,7 +247,8 @@ def keywords_of(meta: dict) -> list[str]:
     import json
 
     try:
-        extra = json.loads(meta.get("extra") or "{}") if isinstance(meta.get("extra"), str) else dict(meta.get("extra") or ())
+        extra = (json.loads(meta.get("extra") or "{}") if isinstance(meta.get("extra"), str)
+                 else dict(meta.get("extra") or ()))
     except ValueError:
         return []
     return [k.strip() for k in str(extra.get("keywords") or "").split(",") if k.strip()]
@@ -292,7 +299,8 @@ class TopicIndex:
         self._titles: dict[str, tuple[str, ...]] | None = None  # built on first use: few questions need it
         self._title_words: dict[str, set[str]] = {}
 
-    def __getstate__(self) -> dict:  # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
+    # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
+    def __getstate__(self) -> dict:
         return {**self.__dict__, "_papers": {}}
 
     def attach(self, papers) -> None:

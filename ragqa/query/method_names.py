@@ -19,7 +19,8 @@ def name_key(text: str, cased: bool = False) -> str:
     return re.sub(r"[^\w\-*+α-ωΑ-Ω]|_", "", folded if cased else folded.lower())
 
 
-# a name an abstract introduces, matched in any case when it holds one of these (JKOnet*, CRATE-α, HiBug2), else as written
+# a name an abstract introduces, matched in any case when it holds one of these (JKOnet*, CRATE-α, HiBug2), else as
+# written
 _UNWORDLIKE = re.compile(r"[\d*+α-ωΑ-Ω]")
 
 

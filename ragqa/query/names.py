@@ -16,8 +16,8 @@ _SEPARATOR = r"[\s_.\-]?"  # between a name's pieces in an abstract: GPT-4, GPT 
 _SCAN = 200  # papers whose abstract is read for an "introduces" sentence: the first this many that contain the name
 
 
-_GREEK = dict(zip("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon "
-                  "phi chi psi omega".split(), "αβγδεζηθικλμνξοπρστυφχψω"))
+_GREEK = dict(zip("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
+                  "upsilon phi chi psi omega".split(), "αβγδεζηθικλμνξοπρστυφχψω"))
 _SPELLED_GREEK = re.compile(rf"(?<=-)({'|'.join(sorted(_GREEK, key=len, reverse=True))})(?![a-z])", re.I)
 
 
@@ -38,7 +38,8 @@ def _spellings(pieces: list[str], plural: bool = True) -> list[str]:
     last = pieces[-1]
     forms = [pieces] + ([pieces[:-1] + [last + "s"], pieces[:-1] + [last.removesuffix("s")]] if plural else [])
     out = []
-    for form in (f for f in forms if f[-1]):  # the s on the last word: "Switch Sparse Autoencoder" is written ...Autoencoders
+    # the s on the last word: "Switch Sparse Autoencoder" is written ...Autoencoders
+    for form in (f for f in forms if f[-1]):
         for joins in product((" ", ""), repeat=len(form) - 1):
             out.append(form[0] + "".join(j + p for j, p in zip(joins, form[1:])))
     return list(dict.fromkeys(out))
@@ -67,7 +68,8 @@ class NameIndex:
         return bool(self.catalog.name_hits(query, 1) or self.catalog.author_name_hits(query, 1))
 
     def mentioned_by(self, name: str, limit: int) -> int:
-        """How many indexed papers (at most `limit`) carry `name` in their label, title or text, as written (no plural)."""
+        """How many indexed papers (at most `limit`) carry `name` in their label, title or text, as written
+        (no plural)."""
         pieces = parts(name)
         return len({pid for pid, _ in self.catalog.name_hits(_query(pieces, plural=False), limit)}) if pieces else 0
 
@@ -79,7 +81,8 @@ class NameIndex:
             return False
         if fold(name) in self._surnames() or self.catalog.name_hits(_query(pieces, "{label title}", plural=False), 1):
             return True
-        return any(_introduced_in(text, pieces) for _, text in self.catalog.name_hits(_query(pieces, "text", plural=False), _SCAN))
+        return any(_introduced_in(text, pieces)
+                   for _, text in self.catalog.name_hits(_query(pieces, "text", plural=False), _SCAN))
 
     def own_papers(self, name: str, limit: int) -> list[str]:
         """The papers whose abstract introduces `name` ("we introduce ... p-annealing"), when at most `limit` indexed
@@ -93,6 +96,9 @@ class NameIndex:
 
 
 def _introduced_in(text: str, pieces: list[str]) -> bool:
-    """The text names the pieces' name after an introducing verb of the same sentence ("we propose/introduce/call ... NAME")."""
-    loose = re.compile(r"(?<![\w-])" + _SEPARATOR.join(pieces) + r"(?![\w\-*+])", re.I)  # JKOnet* or LoRA+ is not JKOnet or LoRA
-    return any(_INTRODUCING.search(text[max(0, m.start() - 80):m.start()].rsplit(".", 1)[-1]) for m in loose.finditer(text or ""))
+    """The text names the pieces' name after an introducing verb of the same sentence
+    ("we propose/introduce/call ... NAME")."""
+    # JKOnet* or LoRA+ is not JKOnet or LoRA
+    loose = re.compile(r"(?<![\w-])" + _SEPARATOR.join(pieces) + r"(?![\w\-*+])", re.I)
+    return any(_INTRODUCING.search(text[max(0, m.start() - 80):m.start()].rsplit(".", 1)[-1])
+               for m in loose.finditer(text or ""))

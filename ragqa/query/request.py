@@ -21,7 +21,8 @@ class Filters:
 
 
 def require_question(question: str | None, limit: int | None = None) -> str:
-    """The stripped question; empty, or longer than `limit` characters (Settings.max_question_chars), is a QueryError."""
+    """The stripped question; empty, or longer than `limit` characters (Settings.max_question_chars), is a
+    QueryError."""
     question = (question or "").strip()
     if not question:
         raise QueryError("The question is empty. Type a question, e.g. 'Which papers study sparse autoencoders?'")

@@ -8,13 +8,17 @@ from ragqa.models.prompts import render
 from ragqa.text.clean import CJK, CONTENT_WORD
 
 # words that point back at an earlier turn ("they", "either of them", "this paper")
-_ANAPHOR = re.compile(r"\b(?:they|them|their|these|those|either|both|its|it(?! is| was)(?!\s+(?:possible|true|feasible|necessary|worth|better|important|hard|easy)\b)|this (?:paper|work|method|model|approach)|the (?:paper|authors|method))\b|它|他们|这篇|这些|那些|该论文|该方法", re.I)
+_ANAPHOR = re.compile(r"\b(?:they|them|their|these|those|either|both|its"
+                      r"|it(?! is| was)(?!\s+(?:possible|true|feasible|necessary|worth|better|important|hard|easy)\b)"
+                      r"|this (?:paper|work|method|model|approach)|the (?:paper|authors|method))\b"
+                      r"|它|他们|这篇|这些|那些|该论文|该方法", re.I)
 
 
 def leans_on_history(question: str, from_history: bool) -> bool:
     """A follow-up that refers back to the conversation: its search query was rewritten from the history
     (`SearchResult.from_history`; a translation alone is not), or it says "they" / "this paper" / 它们. "Who won the
-    2022 World Cup?" after a question on B-cos networks does not, so the papers cited before are not what it asks about."""
+    2022 World Cup?" after a question on B-cos networks does not, so the papers cited before are not what it asks
+    about."""
     return from_history or bool(_ANAPHOR.search(question))
 
 
@@ -29,9 +33,10 @@ def _first_line(text: str) -> str:
 
 
 # words a rewrite may drop or replace: function words, question words, and what "they" resolves to
-_FILLER = {"what", "which", "when", "where", "does", "did", "were", "was", "have", "has", "had", "they", "them", "their",
-           "these", "those", "this", "that", "either", "both", "also", "same", "paper", "papers", "work", "with", "from",
-           "about", "into", "there", "other", "then", "than", "would", "could", "should", "tell", "more", "some", "any"}
+_FILLER = {"what", "which", "when", "where", "does", "did", "were", "was", "have", "has", "had", "they", "them",
+           "their", "these", "those", "this", "that", "either", "both", "also", "same", "paper", "papers", "work",
+           "with", "from", "about", "into", "there", "other", "then", "than", "would", "could", "should", "tell",
+           "more", "some", "any"}
 
 
 def _content(text: str) -> set[str]:
@@ -78,14 +83,15 @@ def translate_question(llm, question: str, settings: Settings) -> str:
     return keep_latin(question, english)
 
 
-# a run of Latin-script words in a Chinese question: a title, a name, a term ("Vision Transformers Need Registers 这篇论文")
+# a run of Latin-script words in a Chinese question: a title, a name, a term
+# ("Vision Transformers Need Registers 这篇论文")
 _LATIN_RUN = re.compile(r"[A-Za-z][\w*+.'’α-ωΑ-Ω-]*(?:[ :,&/-]+[A-Za-z0-9][\w*+.'’α-ωΑ-Ω-]*)*")
 
 
 def keep_latin(question: str, english: str) -> str:
     """The translation with every Latin-script run of the question it dropped put back in front, as written: the
-    small model translates "Vision Transformers Need Registers 这篇论文发现了什么问题？" as "What problem does this paper
-    address?", and the paper's own title is what retrieval and the name checks need."""
+    small model translates "Vision Transformers Need Registers 这篇论文发现了什么问题？" as "What problem does this
+    paper address?", and the paper's own title is what retrieval and the name checks need."""
     lowered = english.lower()
     lost = [run for run in dict.fromkeys(m[0].strip(" :,&/-") for m in _LATIN_RUN.finditer(question))
             if run and run.lower() not in lowered]

@@ -1,10 +1,11 @@
 """A reader's views of one collection (the method-name map, the facets: venue, year, status and topic postings,
-author and topic indexes; not the paper records, which a reader reads from the catalog when asked for), saved next to the catalog by the writer after each write, so a
-reader's cold start reads the views it needs from one file instead of reading every record and rebuilding every index.
+author and topic indexes; not the paper records, which a reader reads from the catalog when asked for), saved next
+to the catalog by the writer after each write, so a reader's cold start reads the views it needs from one file
+instead of reading every record and rebuilding every index.
 
-Keyed by the catalog's paper count, write generation and revision (any write): a stale, missing or unreadable file is ignored, and
-the reader builds its views itself, as before. The file is a pickle: it lives in the store folder, which
-holds the user's own index and is trusted like the Chroma files next to it. Building the views stays in
+Keyed by the catalog's paper count, write generation and revision (any write): a stale, missing or unreadable file
+is ignored, and the reader builds its views itself, as before. The file is a pickle: it lives in the store folder,
+which holds the user's own index and is trusted like the Chroma files next to it. Building the views stays in
 retrieve.py (Searcher)."""
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Spelling: a question word that no indexed paper has, one typing slip away from a term that several papers have, is
 read as that term ("concept bottlenck models" -> bottleneck, "graph learing" -> learning). A slip is a letter left out,
 added or swapped with the next, inside the word; a wrong letter counts only in words of eight or more letters (in
-shorter ones it turns too many real words into others: bread -> broad). Only lower-case words of five or more letters as typed:
-names and acronyms are the name check's to judge. Candidates are looked up in the catalog's term table, never
-counted here.
+shorter ones it turns too many real words into others: bread -> broad). Only lower-case words of five or more
+letters as typed: names and acronyms are the name check's to judge. Candidates are looked up in the catalog's term
+table, never counted here.
 """
 from __future__ import annotations
 

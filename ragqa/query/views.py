@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ragqa.ingest.corpus import authors_of, libraries_of
+from ragqa.ingest.paper import authors_of, libraries_of
 from ragqa.query.metadata import AuthorIndex, TopicIndex, fold
 
 

@@ -9,7 +9,7 @@ from ragqa.query import snapshot
 from ragqa.query.metadata import AuthorIndex, TopicIndex
 from ragqa.query.method_names import method_names
 from ragqa.query.views import VIEWS
-from ragqa.store.index import PaperRecords
+from ragqa.store.records import PaperRecords
 
 _YEAR_SUFFIX = re.compile(r"\s+(?:19|20)\d\d$")
 
@@ -78,7 +78,8 @@ class CollectionViews:
     def _build_views(self) -> None:
         self.refresh(saved_views=False)  # from the catalog itself, never from an earlier file
         records = self._meta
-        self._meta = records.slim()  # one pass over the catalog feeds every view, not a pass each (~90 s each at 1M papers)
+        # one pass over the catalog feeds every view, not a pass each (~90 s each at 1M papers)
+        self._meta = records.slim()
         try:
             self.venues(), self.years(), self.topics(), self.statuses(), self.libraries()
             self._postings("venue"), self._postings("year")
@@ -87,7 +88,8 @@ class CollectionViews:
         finally:
             self._meta = records
         self.authors().attach(records), self.topic_index().attach(records)  # their rare paths read whole records
-        facets = {k: v for k, v in self._facets.items() if k != "term stats"}  # the catalog's term table, read per question
+        # the catalog's term table, read per question
+        facets = {k: v for k, v in self._facets.items() if k != "term stats"}
         snapshot.save(self._views_path, self._bm25_count, self._names, facets)
 
     def paper_meta(self) -> PaperRecords:

@@ -24,16 +24,19 @@ class FilterViews:
         if filters.venue:
             venues = {v.lower(): v for v in self.venues()} | {s.lower(): s for s in self.venue_series()}
             if filters.venue.lower() not in venues:
-                raise QueryError(f"Unknown venue {filters.venue!r}. Indexed venues: {', '.join(self.venues()) or 'none'}.")
+                raise QueryError(f"Unknown venue {filters.venue!r}. "
+                                 f"Indexed venues: {', '.join(self.venues()) or 'none'}.")
             filters = replace(filters, venue=venues[filters.venue.lower()])
         if filters.year is not None and filters.year not in self.years():
-            raise QueryError(f"No indexed papers from year {filters.year}. Indexed years: {', '.join(map(str, self.years()))}.")
+            raise QueryError(f"No indexed papers from year {filters.year}. "
+                             f"Indexed years: {', '.join(map(str, self.years()))}.")
         if filters.library and filters.library not in self.libraries():
             raise QueryError(f"No library {filters.library!r}. Libraries: {', '.join(self.libraries()) or 'none'}.")
         for name in ("author", "topic", "status"):
             value = getattr(filters, name)
             if value and not self._matching(name, value):
-                raise QueryError(f"No indexed paper has {name} matching {value!r}. Check the spelling or drop --{name}.")
+                raise QueryError(f"No indexed paper has {name} matching {value!r}. "
+                                 f"Check the spelling or drop --{name}.")
         return filters
 
     def _matching(self, name: str, value: str) -> set[str]:
@@ -50,9 +53,12 @@ class FilterViews:
             return within | self.topic_index().papers_of(value)
         by_name = self._papers_by_author()
         exact = set(by_name.get(needle, ())) | self._papers_by_surname().get(needle, set())
-        return exact or {pid for name, ids in by_name.items() if needle in name for pid in ids}  # a part of a name: a scan
+        # a part of a name: a scan
+        return exact or {pid for name, ids in by_name.items() if needle in name for pid in ids}
 
-    def filters_from_question(self, question: str, filters: Filters) -> tuple[Filters, list[str], AuthorMatch | None, TopicMatch | None]:
+    def filters_from_question(
+        self, question: str, filters: Filters,
+    ) -> tuple[Filters, list[str], AuthorMatch | None, TopicMatch | None]:
         """Venue, year, author, status and a topic area named as such ("in the vision area") become
         filters unless given explicitly. -> (filters, notes, the author match: also an ambiguous or
         unknown name, a topic label named without a cue: a hint for list answers, not a filter)."""
@@ -180,7 +186,8 @@ class FilterViews:
 
 def _cited_work(question: str, span: str) -> bool:
     """Whether the question writes the name as a reference ("the Foster et al. result") among other words."""
-    return re.search(rf"{re.escape(span)}\s+et al\b", question) is not None and names_a_topic(question, [span + " et al"])
+    return (re.search(rf"{re.escape(span)}\s+et al\b", question) is not None
+            and names_a_topic(question, [span + " et al"]))
 
 
 def _parsed(filters: Filters, notes: list[str], name: str, value) -> Filters:

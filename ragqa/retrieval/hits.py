@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragqa.ingest.corpus import authors_of
+from ragqa.ingest.paper import authors_of
 
 
 @dataclass(frozen=True)

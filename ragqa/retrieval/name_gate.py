@@ -51,10 +51,10 @@ class NameLookups:
             asks = (rf"\b{n}(?:\s+[\w-]+)?\s+paper\b", rf"\b{n}\b[^.?]{{0,60}}\b(?:its|their)\s+original\s+paper\b",
                     rf"\b(?:introduc|propos|present|invent)\w*\s+(?:the\s+|an?\s+)?(?:original\s+|first\s+)?{n}(?![\w-])",
                     rf"\boriginal(?:ly)?\s+(?:\w+\s+){{0,3}}{n}(?![\w-])")
-            # a bare acronym among other topic words ("a benchmark for smartphone GUI agents") may name a kind of thing as
-            # well as a method: unless the question asks for its paper (below), the answerability model weighs it as a
-            # word no paper has. Alone ("What is TRACE and what does it do?") it stays a name: on the ICML 2024
-            # calibration index, letting such questions through answered 42 more of 168 near-misses
+            # a bare acronym among other topic words ("a benchmark for smartphone GUI agents") may name a kind of
+            # thing as well as a method: unless the question asks for its paper (below), the answerability model
+            # weighs it as a word no paper has. Alone ("What is TRACE and what does it do?") it stays a name: on the
+            # ICML 2024 calibration index, letting such questions through answered 42 more of 168 near-misses
             # (evals/experiments/acronym_gate.py)
             # so may a name that only says what kind of thing is meant ("ROME-style edits", "a GAN-like model")
             acronym = ((_ACRONYM.fullmatch(looked) or _KIND.search(name))
@@ -78,12 +78,13 @@ class NameLookups:
         return NameIndex(self.index.catalog, self._papers_by_surname)
 
     def _named_in(self, query: str, allowed: set[str] | None) -> list[str]:
-        """Papers whose method name the question uses (query/method_names.py), each word taken as typed (SF(DA)^2?) and as
-        its runs of name characters (JKOnet*'s)."""
+        """Papers whose method name the question uses (query/method_names.py), each word taken as typed (SF(DA)^2?)
+        and as its runs of name characters (JKOnet*'s)."""
         query = CJK.sub(" ", query)  # JKOnet*学到了什么 -> JKOnet*
         typed = query.split() + _NAME_RUN.findall(query)
         found = self._spelled(typed)
-        introduced = {k: w for w in typed for k in ("~" + name_key(w), "=" + name_key(w, cased=True)) if k in self._names}
+        introduced = {k: w for w in typed for k in ("~" + name_key(w), "=" + name_key(w, cased=True))
+                      if k in self._names}
         # a name typed in lower case ("flipad" for FLIPAD) or one slip off ("difaug" for DiffAug), when it is no English
         # word (boss, trace): the search-box way of writing a name
         lowered = self._lowered_names()
@@ -92,25 +93,28 @@ class NameLookups:
             hits = {lowered[k] for k in [word, *(slips(word) if len(word) >= 6 else ())] if k in lowered}
             if len(hits) == 1:
                 key = hits.pop()
-                if key.startswith("="):  # introduced by an abstract: its paper's own name? checked below, as typed names are
+                # introduced by an abstract: its paper's own name? checked below, as typed names are
+                if key.startswith("="):
                     introduced[key] = key[1:]
                 else:
                     found += self._names[key]
-        for key, word in introduced.items():  # a name an abstract introduces counts when it is that paper's own (one look-up a name)
+        # a name an abstract introduces counts when it is that paper's own (one look-up a name)
+        for key, word in introduced.items():
             if self.names.mentioned_by(word, _OWN_NAME + 1) <= _OWN_NAME:
                 found += self._names[key]
         # any other word written as a name ("p-annealing", "t-SNE", "InstructGPT") names the paper whose abstract
-        # introduces it, when that is its own (at most _OWN_NAME papers carry it): every name an abstract introduces, not
-        # only its label
+        # introduces it, when that is its own (at most _OWN_NAME papers carry it): every name an abstract introduces,
+        # not only its label
         for word in name_like_words(query):
-            if not any(k in self._names for k in (name_key(word), "~" + name_key(word), "=" + name_key(word, cased=True))):
+            if not any(k in self._names
+                       for k in (name_key(word), "~" + name_key(word), "=" + name_key(word, cased=True))):
                 found += self.names.own_papers(word, _OWN_NAME)
         return [p for p in dict.fromkeys(found) if allowed is None or p in allowed]
 
     def _spelled(self, typed: list[str]) -> list[str]:
-        """Papers whose title's leading name (or untitled label) a typed word spells, in any case; a name that is also an
-        English word in lower case (AND, LESS, MOMENT, REST: 121 ICML/ICLR 2024 titles lead with one) only as the title
-        writes it, or every "and" named the AND paper."""
+        """Papers whose title's leading name (or untitled label) a typed word spells, in any case; a name that is also
+        an English word in lower case (AND, LESS, MOMENT, REST: 121 ICML/ICLR 2024 titles lead with one) only as the
+        title writes it, or every "and" named the AND paper."""
         found, english = [], english_words()
         for word in dict.fromkeys(typed):
             key = name_key(word)

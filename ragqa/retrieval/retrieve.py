@@ -44,7 +44,8 @@ class SearchResult:
     from_history: bool = False  # the conversation changed the search query (a rewrite or both turns; not a translation)
     author: "AuthorMatch | None" = None  # the author the question names (or an ambiguous / unknown one)
     names_topic: bool = True  # False: the question asks only about metadata ("What did X publish here?")
-    topic: "TopicMatch | None" = None  # the whole subject is a topic label or keyword ("Which papers study robustness?")
+    # the whole subject is a topic label or keyword ("Which papers study robustness?")
+    topic: "TopicMatch | None" = None
 
     @property
     def top_relevance(self) -> float:
@@ -74,9 +75,11 @@ class Searcher(CollectionViews, FilterViews, NameLookups):
         self._meta: dict[str, dict] = {}
         self._names: dict[str, list[str]] = {}
         self._facets: dict[str, object] = {}  # views of the collection (venues, author index, ...) until it changes
-        self._saved: snapshot.SavedViews | None = None  # the writer's saved views for this collection, read as asked for
+        # the writer's saved views for this collection, read as asked for
+        self._saved: snapshot.SavedViews | None = None
         self._sentences = None
-        self._admitted_sets: dict[str, frozenset[str]] = {}  # filters -> the papers they admit, until the collection changes
+        # filters -> the papers they admit, until the collection changes
+        self._admitted_sets: dict[str, frozenset[str]] = {}
         self._admitted_lock = threading.Lock()  # the UI's threads share one Searcher
 
     # -- cached views of the collection -------------------------------------------------
@@ -95,7 +98,8 @@ class Searcher(CollectionViews, FilterViews, NameLookups):
 
     def _nearest(self, embedding: list[float], n: int, where: dict | None = None) -> list[tuple[str, float]]:
         """(chunk id, distance) of the n nearest chunks (fewer when the collection or the filter has fewer)."""
-        got = self.index.collection.query(query_embeddings=[embedding], n_results=max(1, n), where=where, include=["distances"])
+        got = self.index.collection.query(query_embeddings=[embedding], n_results=max(1, n), where=where,
+                                          include=["distances"])
         return list(zip(got["ids"][0], got["distances"][0]))
 
     def _where(self, filters: Filters, allowed: set[str] | None) -> dict | None:
@@ -134,7 +138,8 @@ class Searcher(CollectionViews, FilterViews, NameLookups):
         if not ids:
             return {}
         got = self.index.collection.get(ids=ids, include=["documents", "metadatas"])
-        return {cid: metadata_dict_to_node(meta, text=doc) for cid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"])}
+        return {cid: metadata_dict_to_node(meta, text=doc)
+                for cid, doc, meta in zip(got["ids"], got["documents"], got["metadatas"])}
 
     def _sparse(self, query: str, allowed: set[str] | None) -> list[NodeWithScore]:
         """BM25 chunks (only catalogued papers, within `allowed`), fetched from Chroma by id."""
@@ -154,7 +159,8 @@ class Searcher(CollectionViews, FilterViews, NameLookups):
 
     def fuse(self, query: str, filters: Filters, k: int, own_words: str = "") -> list[NodeWithScore]:
         """Reciprocal-rank fusion at paper level; each paper keeps its best-ranked chunk. A paper named in the query,
-        or in `own_words` (the user's question before a translation or rewrite, which may drop a name's star), comes first."""
+        or in `own_words` (the user's question before a translation or rewrite, which may drop a name's star), comes
+        first."""
         self.refresh()
         allowed = self.admitted(filters)
         mode = self.settings.retrieval_mode
@@ -163,7 +169,8 @@ class Searcher(CollectionViews, FilterViews, NameLookups):
         scores: dict[str, float] = {}
         best: dict[str, tuple[int, NodeWithScore]] = {}
         cosine: dict[str, float] = {}
-        for weight, ranked, is_dense in ((self.settings.dense_weight, dense, True), (self.settings.bm25_weight, sparse, False)):
+        for weight, ranked, is_dense in ((self.settings.dense_weight, dense, True),
+                                         (self.settings.bm25_weight, sparse, False)):
             seen: set[str] = set()
             known = self._meta.many([h.node.metadata["paper_id"] for h in ranked])
             ranked = [h for h in ranked if h.node.metadata["paper_id"] in known]  # written since refresh, or orphaned
@@ -177,10 +184,12 @@ class Searcher(CollectionViews, FilterViews, NameLookups):
                 scores[pid] = scores.get(pid, 0.0) + weight / (self.settings.rrf_k + rank + 1)
                 if pid not in best or rank < best[pid][0]:
                     best[pid] = (rank, hit)
-        for pid in dict.fromkeys(self._named_in(query, allowed) + (self._named_in(own_words, allowed) if own_words else [])):
+        for pid in dict.fromkeys(self._named_in(query, allowed)
+                                 + (self._named_in(own_words, allowed) if own_words else [])):
             if pid not in best:
                 node = self.index.collection.get(ids=[f"{pid}:0"], include=["documents", "metadatas"])
-                best[pid] = (0, NodeWithScore(node=TextNode(id_=f"{pid}:0", text=node["documents"][0], metadata=node["metadatas"][0]), score=0.0))
+                best[pid] = (0, NodeWithScore(node=TextNode(id_=f"{pid}:0", text=node["documents"][0],
+                                                            metadata=node["metadatas"][0]), score=0.0))
             scores[pid] = scores.get(pid, 0.0) + 1.0
             cosine[pid] = 1.0
         written = _plain(f"{query} {own_words}")
@@ -270,7 +279,8 @@ def search(
         if translate is not None:
             query = translate(query)
             notes.append(f"translated: {query}")
-            if auto_filters and not filters.topic and not topic and not history:  # 可解释性领域 -> "interpretability area"
+            # 可解释性领域 -> "interpretability area"
+            if auto_filters and not filters.topic and not topic and not history:
                 filters, topic = _topic_of_translation(searcher, question, query, filters, spans, notes)
                 if filters.topic:  # the area named in Chinese: what is left of the translation says if more is asked
                     topical = names_a_topic(query, [*spans, filters.topic])
@@ -284,10 +294,12 @@ def search(
     if fixes:  # "concept bottlenck models": a word no paper has, one slip from one that several have
         query = correct(query, fixes)
         notes.append("spelling: " + ", ".join(f"{typed} -> {meant}" for typed, meant in fixes.items()))
-    retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k, own_words=question if query != question else "")
+    retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k,
+                                own_words=question if query != question else "")
     records = searcher.paper_meta()
     hits = [
-        Hit(paper_id=n.node.metadata["paper_id"], score=n.score or 0.0, relevance=n.node.metadata.pop("_relevance", None),
+        Hit(paper_id=n.node.metadata["paper_id"], score=n.score or 0.0,
+            relevance=n.node.metadata.pop("_relevance", None),
             text=n.node.get_content(), meta={**records[n.node.metadata["paper_id"]], **n.node.metadata})
         for n in retriever.retrieve(query)
     ]
@@ -302,6 +314,7 @@ def search(
     if name:
         notes.append(f"no indexed paper {verb} {name}")
     return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes,
-                        missing_name=name, missing_verb=verb, rewritten=rewritten, from_history=from_history, author=author, topic=topic,
+                        missing_name=name, missing_verb=verb, rewritten=rewritten, from_history=from_history,
+                        author=author, topic=topic,
                         names_topic=topical or not filters.active() or bool(history))
 

@@ -23,7 +23,8 @@ class SentenceCache:
         todo = {h.paper_id: [s for s in self.split(h.meta.get("text") or h.text) if not is_instruction(s)]
                 for h in hits if h.paper_id not in self._cache}
         flat = [s for sents in todo.values() for s in sents]
-        vectors = np.asarray(self.embedder.get_text_embedding_batch(flat), dtype=np.float32) if flat else np.zeros((0, 1), np.float32)
+        vectors = (np.asarray(self.embedder.get_text_embedding_batch(flat), dtype=np.float32) if flat
+                   else np.zeros((0, 1), np.float32))
         with self._lock:
             if len(self._cache) + len(todo) > self.max_papers:
                 self._cache.clear()
@@ -31,7 +32,8 @@ class SentenceCache:
             for pid, sents in todo.items():
                 self._cache[pid] = (sents, vectors[offset:offset + len(sents)])
                 offset += len(sents)
-            return [self._cache.get(h.paper_id) or (todo.get(h.paper_id, []), np.zeros((0, 1), np.float32)) for h in hits]
+            return [self._cache.get(h.paper_id) or (todo.get(h.paper_id, []), np.zeros((0, 1), np.float32))
+                    for h in hits]
 
     def closeness(self, question_vec, hits) -> dict[str, float]:
         q = np.asarray(question_vec, dtype=np.float32)

@@ -128,7 +128,8 @@ def dehyphenate(text: str, vocabulary: Counter) -> str:
 # characters back cannot help a match, and two nested stars over one run backtrack quadratically.
 _NAME = r"((?>[A-Z][\w\-]*[A-Z0-9α-ω][\w\-]*)\*?|[a-z]+[A-Z][\w\-]*\*?|[A-Z][a-z]+[A-Z]\w*\*?)"
 _INTRO = re.compile(r"\b(?:we|this (?:paper|work)|our (?:method|approach|framework))\s+(?:\w+\s+){0,2}?"
-                    r"(?:introduce|propose|present|develop|design|contribute|release|build|call|dub|name|term)s?\b", re.I)
+                    r"(?:introduce|propose|present|develop|design|contribute|release|build|call|dub|name|term)s?\b",
+                    re.I)
 _IN_INTRO = [
     re.compile(r"\b(?:called|dubbed|named|termed|coined)\s+(?:as\s+)?" + _NAME),
     re.compile(r"\(" + _NAME + r"\)"),

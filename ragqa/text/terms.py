@@ -86,7 +86,8 @@ class TermStats:
         if todo:
             found = self._frequencies(todo)
             self._df.update({t: int(found.get(t, 0)) for t in todo})
-        return {t: self._df[t] for t in terms if self._df[t]}  # entries are only ever added: safe across the UI's threads
+        # entries are only ever added: safe across the UI's threads
+        return {t: self._df[t] for t in terms if self._df[t]}
 
     def idf(self, term: str) -> float:
         return math.log((self.n + 1) / (self.df([term]).get(term, 0) + 0.5))

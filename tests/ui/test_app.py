@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragqa.errors import QueryError
-from ragqa.ingest.corpus import Paper
+from ragqa.ingest.paper import Paper
 from ui.app import write_export
 from ui.library import check_library_name, library_name_for
 

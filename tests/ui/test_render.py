@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from ragqa.ingest.corpus import LoadReport, Skip
-from ragqa.store.index import IngestReport
+from ragqa.ingest.paper import LoadReport, Skip
+from ragqa.store.ingesting import IngestReport
 from ui.render import error_line, facet_summary, ingest_report, paper_record, status_line
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from ragqa.errors import IndexMissingError
 from ragqa.store.catalog import Catalog
-from ragqa.store.index import CHUNK_FIELDS, paper_metadata
+from ragqa.store.chunks import CHUNK_FIELDS
+from ragqa.store.records import paper_metadata
 
 CHUNK_KEYS = set(CHUNK_FIELDS) | {"chunk", "n_chunks"}
 
@@ -157,7 +158,7 @@ def test_ingest_saves_a_lexical_index_that_readers_load_instead_of_reading_every
 
 
 def _paper(pid, text, title=None):
-    from ragqa.ingest.corpus import Paper
+    from ragqa.ingest.paper import Paper
 
     return Paper(paper_id=pid, abstract=text, text=text, label=title or text[:40], title=title, venue="ICML", year=2024)
 

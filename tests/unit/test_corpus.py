@@ -6,7 +6,10 @@ import json
 import pytest
 
 from ragqa.errors import ListingError
-from ragqa.ingest.corpus import load_file, load_manifest, load_paths, merge_all, paper_id_for, parse_listing
+from ragqa.ingest.corpus import load_file, load_paths
+from ragqa.ingest.listing import load_manifest, parse_listing
+from ragqa.ingest.merge import merge_all
+from ragqa.ingest.paper import paper_id_for
 
 ABSTRACT = ("We introduce FooNet, a model for graphs. " * 6).strip()
 ABSTRACT2 = ("Diffusion models degrade when sampling with few steps, and we study why this happens in detail. " * 3).strip()

@@ -12,9 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragqa.errors import RagqaError
-from ragqa.ingest.corpus import _make_paper, load_file, load_paths
+from ragqa.ingest.bibtex import bibtex_records
+from ragqa.ingest.corpus import load_file, load_paths
 from ragqa.ingest.export import _INVISIBLE, citekeys, escape_latex, export_papers, format_for_path, split_name
-from ragqa.ingest.formats import bibtex_records, decode_latex
+from ragqa.ingest.latex import decode_latex
+from ragqa.ingest.paper import make_paper
 
 LIBRARIES = Path(__file__).resolve().parents[1] / "data" / "libraries"
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpora"
@@ -28,7 +30,7 @@ TRICKY_ABSTRACTS = [
 
 
 def paper(abstract: str = "An abstract about graphs.", **fields):
-    return _make_paper(abstract, "test", **fields)
+    return make_paper(abstract, "test", **fields)
 
 
 # -- keys and names -----------------------------------------------------------------------------
@@ -283,7 +285,7 @@ def test_hostile_fields_never_add_entries_or_fields_to_a_bibtex_export(papers):
         assert {f.key for f in entry.fields} <= EXPORTED_FIELDS
         url = entry.fields_dict.get("url")
         assert url is None or re.fullmatch(r"https?://[^\s{}\\\"<>]+", url.value)
-    from ragqa.ingest.corpus import paper_id_for
+    from ragqa.ingest.paper import paper_id_for
 
     back = {paper_id_for(record["abstract"]): record for _, record in bibtex_records(text)}
     for p in papers:  # ragqa reads back the same paper (its id), its fields on one line without invisible characters

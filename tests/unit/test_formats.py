@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from ragqa.errors import ListingError
-from ragqa.ingest.corpus import load_file, load_paths, paper_id_for
-from ragqa.ingest.formats import bibtex_records, decode_latex, detect_format, read_records
+from ragqa.ingest.bibtex import bibtex_records
+from ragqa.ingest.corpus import load_file, load_paths
+from ragqa.ingest.formats import detect_format, read_records
+from ragqa.ingest.latex import decode_latex
+from ragqa.ingest.paper import paper_id_for
 
 LIBRARIES = Path(__file__).resolve().parents[1] / "data" / "libraries"
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpora"

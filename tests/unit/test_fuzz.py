@@ -23,7 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragqa.errors import ListingError, RagqaError
-from ragqa.ingest.corpus import LoadReport, load_file, load_paths, paper_id_for, parse_listing
+from ragqa.ingest.corpus import load_file, load_paths
+from ragqa.ingest.listing import parse_listing
+from ragqa.ingest.paper import LoadReport, paper_id_for
 from tests.conftest import ROOT
 
 

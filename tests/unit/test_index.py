@@ -7,7 +7,7 @@ import pytest
 import tiktoken
 
 from ragqa.ingest.corpus import load_file
-from ragqa.store.index import split_papers
+from ragqa.store.chunks import split_papers
 
 ENC = tiktoken.get_encoding("cl100k_base")
 
@@ -327,7 +327,7 @@ def test_sigterm_stops_an_ingest_between_writes_and_the_same_command_goes_on(set
 
 def test_verify_reads_the_papers_it_repairs_from_the_catalog_a_slice_at_a_time():
     """`--verify` after a rebuild held all 436,563 records at once (6.7 GB peak): CatalogPapers reads a slice when asked."""
-    from ragqa.store.index import CatalogPapers
+    from ragqa.store.repair import CatalogPapers
 
     class Catalog:
         def __init__(self):

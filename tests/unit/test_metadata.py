@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragqa.answer.ask import ask
-from ragqa.ingest.corpus import authors_of
+from ragqa.ingest.paper import authors_of
 from ragqa.query.metadata import AuthorIndex, names_a_topic, status_in
 from tests.fakes import ScriptedLLM
 

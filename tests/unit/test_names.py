@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ragqa.ingest.corpus import LoadReport, load_paths
+from ragqa.ingest.corpus import load_paths
+from ragqa.ingest.paper import LoadReport
 from ragqa.query.names import NameIndex, parts
 from ragqa.store.catalog import Catalog
 

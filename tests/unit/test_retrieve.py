@@ -102,7 +102,8 @@ def _indexed(settings, tmp_path, rows):
     """A Pipeline over a fresh index of these listing rows (JSON lines: id, title, abstract, ...)."""
     import json
 
-    from ragqa.ingest.corpus import LoadReport, load_paths
+    from ragqa.ingest.corpus import load_paths
+    from ragqa.ingest.paper import LoadReport
     from ragqa.pipeline import Pipeline
 
     path = tmp_path / "papers.jsonl"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ragqa.ingest.corpus import load_file, load_manifest, load_paths, merge_all
+from ragqa.ingest.corpus import load_file, load_paths
+from ragqa.ingest.listing import load_manifest
+from ragqa.ingest.merge import merge_all
 
 
 def _jsonl(path, rows):
@@ -64,7 +66,8 @@ def test_json_lines_are_read_as_the_file_is_read(tmp_path, monkeypatch):
 def test_reading_reports_every_byte_of_every_file(tmp_path, settings):
     """The 'reading' bar of `ragqa ingest` ends at the inputs' size: JSON lines count as they are read (CRLF too),
     other formats when read whole."""
-    from ragqa.ingest.corpus import LoadReport, read_papers
+    from ragqa.ingest.corpus import read_papers
+    from ragqa.ingest.paper import LoadReport
 
     lines = tmp_path / "a.jsonl"
     lines.write_bytes(b"\r\n".join(json.dumps(_row(i, "Graph learning \u00e9.")).encode() for i in range(300)) + b"\r\n")

@@ -64,7 +64,7 @@ def test_collection_tiers_a_label_outranks_closeness_where_papers_carry_labels()
     """When the subject is a label: labelled papers first; a paper labelled otherwise that the model puts on the subject
     is a weaker match; a paper without any label keeps the model's verdict."""
     from ragqa.answer.answerability import Judgement
-    from ragqa.answer.ask import collection_tiers
+    from ragqa.answer.lists import collection_tiers
     from ragqa.answer.topical import Topicality
 
     judgement = Judgement({}, False, ("listed",), 0.0)

@@ -1,0 +1,99 @@
+"""Experiment (a probe, not a stage): the path every question of evals/datasets/ takes through `ask` (answer form,
+mode, why, coverage, abstained, cited papers, how many counted, notes), with a scripted LLM (no model: it answers with
+the first sentence of the first source, cited [1]) and Chinese searched untranslated, so the run is deterministic and
+fast. Run it before and after a change to the answer path; the questions whose path changed are printed.
+The written_* sets (calibration questions over other corpora) are left out.
+
+    python -m evals.experiments.answer_paths --out /tmp/before.json
+    python -m evals.experiments.answer_paths --out /tmp/after.json --compare /tmp/before.json
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from llama_index.core.base.llms.types import ChatMessage, ChatResponse, CompletionResponse, LLMMetadata, MessageRole
+from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
+from llama_index.core.llms.custom import CustomLLM
+
+from evals.fake_llm import scripted_answer
+from ragqa.answer.ask import ask
+from ragqa.config import Settings
+from ragqa.pipeline import Pipeline
+
+DATASETS = Path(__file__).resolve().parent.parent / "datasets"
+
+
+class _Scripted(CustomLLM):
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(is_chat_model=True, model_name="scripted")
+
+    @staticmethod
+    def _reply(messages: Sequence[ChatMessage]) -> str:
+        return scripted_answer([{"content": str(messages[-1].content)}] if messages else [])
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        return CompletionResponse(text=scripted_answer([{"content": prompt}]))
+
+    @llm_completion_callback()
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any):
+        text = scripted_answer([{"content": prompt}])
+
+        def gen():
+            yield CompletionResponse(text=text, delta=text)
+        return gen()
+
+    @llm_chat_callback()
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=self._reply(messages)))
+
+    @llm_chat_callback()
+    def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any):
+        text = self._reply(messages)
+
+        def gen():
+            yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=text)
+        return gen()
+
+
+def paths() -> dict[str, dict]:
+    """dataset:id -> the path its question took."""
+    llm = _Scripted()
+    pipeline = Pipeline(Settings(translate_queries=False), llm=llm, fast_llm=llm)
+    out: dict[str, dict] = {}
+    for path in sorted(glob.glob(str(DATASETS / "*.jsonl"))):
+        if "written_" in Path(path).name:
+            continue
+        for i, line in enumerate(open(path, encoding="utf-8")):
+            row = json.loads(line)
+            a = ask(pipeline, row["question"], history=row.get("history"))
+            out[f"{Path(path).stem}:{row.get('id', i)}"] = {
+                "form": a.form, "mode": a.mode, "why": a.why, "coverage": a.coverage, "abstained": a.abstained,
+                "cited": [c.paper_id for c in a.citations], "counted": len(a.counted or []), "notes": a.notes}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--compare", type=Path, default=None)
+    args = parser.parse_args()
+    now = paths()
+    args.out.write_text(json.dumps(now, indent=1, ensure_ascii=False), encoding="utf-8")
+    if args.compare:
+        before = json.loads(args.compare.read_text(encoding="utf-8"))
+        changed = [k for k in now if now[k] != before.get(k)]
+        for k in changed:
+            print(k, "\n  before:", before.get(k), "\n  after: ", now[k])
+        print(f"{len(changed)} of {len(now)} questions took another path")
+    else:
+        print(f"{len(now)} questions written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
