@@ -26,7 +26,7 @@ from ui.charts import chart_component, group_chart
 from ui.choices import ALL, ANY, LIVE, chosen, index_choices
 from ui.library import LibraryTab, library_rows
 from ui.papers import PapersTab, papers_table
-from ui.render import CSS, answer_markdown, inert, parsed_filters, sources_panel
+from ui.render import CSS, answer_markdown, inert, sources_panel
 
 FORMATS = {"BibTeX": ("bibtex", ".bib"), "CSL-JSON": ("csl-json", ".json"), "Markdown": ("markdown", ".md")}
 EXAMPLES = [
@@ -201,7 +201,7 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                     answer = event.answer
                     chat[-1]["content"] = answer_markdown(answer)
                     cited = [c.paper_id for c in answer.citations]
-                    conv["parsed"] = question if parsed_filters(answer.notes) else None  # the turn is recorded in conv["chat"]
+                    conv["parsed"] = question if answer.read_from_question else None  # the turn is recorded in conv["chat"]
                     undo_shown = gr.update(visible=bool(conv["parsed"]))
                     conv["last"], conv["all"] = cited, list(dict.fromkeys(conv["all"] + cited))
                     t = answer.timings

@@ -113,19 +113,11 @@ def sources_panel(answer: Answer | None = None, sources: list[Source] | None = N
     return "".join(parts) or '<div class="rq-status">Sources appear here.</div>'
 
 
-PARSED = ("filter from question: ", "topic label from question: ")
-
-
-def parsed_filters(notes: list[str]) -> list[str]:
-    """What the question itself was read as ("author=Yoshua Bengio", "robustness (3 papers carry it)")."""
-    return [n.split(": ", 1)[1] for n in notes or [] if n.startswith(PARSED)]
-
-
 def answer_markdown(answer: Answer) -> str:
     """The final chat message. User-visible text is escaped; an abstention looks different; filters
     read from the question are named (the "Undo" button asks again without them)."""
     text = inert(answer.text).replace("\n", "  \n")
-    parsed = parsed_filters(answer.notes)
+    parsed = answer.read_from_question
     if parsed:
         text = f'<span class="rq-parsed">Read from your question: {inert("; ".join(parsed))}</span>  \n' + text
     if answer.abstained:

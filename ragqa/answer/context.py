@@ -74,6 +74,7 @@ class AnswerContext:
         self.stamp("total_s")
         answer.timings, answer.model, answer.query, answer.notes = (
             self.timings, self.model, self.result.query, self.result.notes)
+        answer.read_from_question = self.result.read_from_question
         return Event("done", result=self.result, answer=answer)
 
     def not_covered(self, text: str | None = None, why: str | None = None, judgement=None) -> Iterator[Event]:

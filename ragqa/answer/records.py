@@ -61,6 +61,9 @@ class Answer:
     # "answered": the indexed papers answer it; "related": papers on its subject, none answering the specific ask (a
     # list of weaker matches only); "not_covered": abstained. Empty: read from `abstained`
     coverage: str = ""
+    # what the question itself was read as (filters taken from it, a topic label as its whole subject): the UI shows
+    # these with an undo button (SearchResult.read_from_question)
+    read_from_question: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         self.coverage = self.coverage or ("not_covered" if self.abstained else "answered")
@@ -75,6 +78,6 @@ class Answer:
             "invalid_markers": self.invalid_markers, "dropped_sentences": self.dropped_sentences,
             "query": self.query, "notes": self.notes, "timings": self.timings, "model": self.model,
             "form": self.form, "judgement": self.judgement, "table": self.table, "counted": self.counted,
-            "guards": self.guards, "coverage": self.coverage,
+            "guards": self.guards, "coverage": self.coverage, "read_from_question": self.read_from_question,
         })
         return out

@@ -47,6 +47,19 @@ class SearchResult:
     # the whole subject is a topic label or keyword ("Which papers study robustness?")
     topic: "TopicMatch | None" = None
 
+    given: Filters | None = None  # the filters the caller gave; the rest of `filters` was read from the question
+
+    @property
+    def read_from_question(self) -> list[str]:
+        """What the question itself was read as, for a reader to see and undo: each filter taken from it
+        ("author=Yoshua Bengio") and a topic label that is its whole subject ("robustness (3 papers carry it)")."""
+        given = (self.given or Filters()).active()
+        read = [f"{name}={value}" for name, value in self.filters.active().items() if name not in given]
+        if self.topic is not None:
+            n = len(self.topic.papers | self.topic.titled)
+            read.append(f"{self.topic.span} ({n} paper{'s carry' if n != 1 else ' carries'} it)")
+        return read
+
     @property
     def top_relevance(self) -> float:
         return max((h.relevance for h in self.hits if h.relevance is not None), default=0.0)
@@ -255,7 +268,7 @@ def search(
 ) -> SearchResult:
     """The search entry point used by the CLI, the answerer, the UI and the evals."""
     question = require_question(question, searcher.settings.max_question_chars)
-    filters = filters or Filters()
+    filters = given = filters or Filters()
     notes: list[str] = []
     author = topic = None
     if auto_filters:
@@ -313,7 +326,7 @@ def search(
                   or (query != question and searcher.missing_name(_without(question, known))) or (None, ""))
     if name:
         notes.append(f"no indexed paper {verb} {name}")
-    return SearchResult(question=question, query=query, filters=filters, hits=hits, notes=notes,
+    return SearchResult(question=question, query=query, filters=filters, given=given, hits=hits, notes=notes,
                         missing_name=name, missing_verb=verb, rewritten=rewritten, from_history=from_history,
                         author=author, topic=topic,
                         names_topic=topical or not filters.active() or bool(history))

@@ -116,7 +116,7 @@ def test_an_answer_naming_hostile_metadata_renders_no_image_or_link():
 
     for value in REMOTE:
         answer = Answer(question="q", text=f"1 indexed paper addresses this: {value} (venue {value}) [1].", citations=[], abstained=False,
-                        mode="list", notes=[f"filter from question: venue={value}"])
+                        mode="list", read_from_question=[f"venue={value}"])
         assert _rendered(answer_markdown(answer)) == [], value
         assert _rendered(inert(value)) == [], value
 

@@ -240,7 +240,7 @@ def test_topic_named_in_a_question(question, span, papers, cued):
 
 def test_an_area_named_as_such_is_an_exact_filter(pipeline, llm):
     answer = ask(pipeline, "How many papers are in the interpretability area?")
-    assert "filter from question: topic=interpretability" in answer.notes and not answer.abstained
+    assert "topic=interpretability" in answer.read_from_question and not answer.abstained
     topics = [c.paper_id for c in answer.citations]
     metas = pipeline.searcher.paper_meta()
     assert topics and all("interpretability" in (metas[p].get("topic") or "").lower() for p in topics)
@@ -253,14 +253,25 @@ def test_a_list_on_a_topic_label_takes_every_labelled_paper_too(pipeline, llm):
     metas = pipeline.searcher.paper_meta()
     labelled = {p for p, m in metas.items() if "interpretability" in (m.get("topic") or "").lower()}
     titled = {p for p, m in metas.items() if "interpretability" in (m.get("title") or "").lower().split()}
-    assert labelled and titled - labelled and any("topic label from question: interpretability" in n for n in answer.notes)
+    assert labelled and titled - labelled
+    assert any(r.startswith("interpretability (") for r in answer.read_from_question)
     assert labelled | titled <= set(answer.counted)
     assert f'({len(labelled | titled)} with "interpretability" in their topic, keywords or title)' in answer.text
 
 
 def test_a_parsed_filter_can_be_switched_off(pipeline, llm):
     answer = ask(pipeline, "How many papers are in the interpretability area?", auto_filters=False)
-    assert not any(n.startswith("filter from question") for n in answer.notes)
+    assert answer.read_from_question == [] and not any(n.startswith("filter from question") for n in answer.notes)
+
+
+def test_filters_the_caller_gives_are_not_read_from_the_question(pipeline, llm):
+    """The UI's "Read from your question" line (and its undo) shows only what the question itself set."""
+    from ragqa.query.request import Filters
+
+    given = ask(pipeline, "How many papers are in the interpretability area?", filters=Filters(topic="interpretability"))
+    read = ask(pipeline, "How many papers are in the interpretability area?")
+    assert given.read_from_question == [] and read.read_from_question == ["topic=interpretability"]
+    assert given.as_json()["read_from_question"] == [] and read.as_json()["read_from_question"]
 
 
 @pytest.mark.parametrize("question, key, status, yearless", [("How many papers are indexed per year?", "year", None, True),
