@@ -1,1 +1,2 @@
-"""What is kept on disk: the Chroma collection, the SQLite catalog, the BM25 index, indexing papers into all three, and the one-writer lock."""
+"""What is kept on disk: the Chroma collection, the SQLite catalog, the BM25 index, indexing papers into all three,
+and the one-writer lock."""

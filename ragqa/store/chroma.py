@@ -57,8 +57,9 @@ def damaged(settings: Settings, name: str, exc: BaseException) -> StoreDamagedEr
     where = f"{settings.chroma_host}:{settings.chroma_port}" if settings.chroma_host else str(settings.vectorstore_dir)
     detail = str(exc).strip().splitlines()[-1][-110:] if str(exc).strip() else type(exc).__name__
     return StoreDamagedError(
-        f"The vector index of '{name}' at {where} cannot be read (…{detail}); an ingest was probably stopped while Chroma "
-        "saved it. Run 'ragqa ingest --verify' to rebuild it from the paper catalog: every paper is kept, its chunks are embedded again.")
+        f"The vector index of '{name}' at {where} cannot be read (…{detail}); an ingest was probably stopped while "
+        "Chroma saved it. Run 'ragqa ingest --verify' to rebuild it from the paper catalog: every paper is kept, its "
+        "chunks are embedded again.")
 
 
 def free_space(folder: Path) -> str:
@@ -97,7 +98,8 @@ def _internal(exc: BaseException) -> bool:
 
 class GuardedCollection:
     """A collection whose calls turn a lost server connection into one StoreUnavailableError, a vector index that
-    cannot be read into one StoreDamagedError and any other failure inside Chroma into one StoreFailedError, so every entry point (CLI, a running serve, evals) says the same thing;
+    cannot be read into one StoreDamagedError and any other failure inside Chroma into one StoreFailedError, so every
+    entry point (CLI, a running serve, evals) says the same thing;
     the next call after the server returns simply works (the HTTP client reconnects)."""
 
     def __init__(self, collection, settings: Settings):
@@ -116,8 +118,9 @@ class GuardedCollection:
                     raise unreachable(self._settings, exc) from None
                 if _VECTOR_MISSING.search(str(exc)):
                     raise VectorsMissingError(
-                        f"The vector index of '{self._collection.name}' lacks vectors of chunks it holds (two writers wrote "
-                        "it at once). Run 'ragqa ingest --verify': it finds them and embeds them again.") from None
+                        f"The vector index of '{self._collection.name}' lacks vectors of chunks it holds (two writers "
+                        "wrote it at once). Run 'ragqa ingest --verify': it finds them and embeds them again."
+                    ) from None
                 if _DAMAGED.search(str(exc)):
                     raise damaged(self._settings, self._collection.name, exc) from None
                 if _internal(exc):
@@ -140,7 +143,8 @@ def open_client(settings: Settings):
         return client
     folder = settings.vectorstore_dir
     if folder.exists() and not folder.is_dir():
-        raise IndexMissingError(f"RAGQA_VECTORSTORE_DIR={folder} is a file, not a folder. Point it at a folder (it is created if missing).")
+        raise IndexMissingError(
+            f"RAGQA_VECTORSTORE_DIR={folder} is a file, not a folder. Point it at a folder (it is created if missing).")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         try:
@@ -151,21 +155,25 @@ def open_client(settings: Settings):
             time.sleep(0.5)
             return chromadb.PersistentClient(path=str(folder), settings=chroma_settings)
     except OSError as exc:
-        raise IndexMissingError(f"Cannot use {folder} for the vector store ({exc.strerror}). Check its permissions or set RAGQA_VECTORSTORE_DIR.") from None
+        raise IndexMissingError(
+            f"Cannot use {folder} for the vector store ({exc.strerror}). Check its permissions or set "
+            "RAGQA_VECTORSTORE_DIR.") from None
     except Exception as exc:  # chromadb reports a damaged store as InternalError("... file is not a database")
         if "readonly database" in str(exc).lower() or "read-only" in str(exc).lower():
             raise StoreReadOnlyError(
-                f"The vector store at {folder} cannot be written (read-only: a read-only disk or folder), and Chroma's "
-                "embedded store writes even to open it. Make it writable, or copy the folder somewhere writable and set "
-                "RAGQA_VECTORSTORE_DIR to the copy.") from None
+                f"The vector store at {folder} cannot be written (read-only: a read-only disk or folder), and "
+                "Chroma's embedded store writes even to open it. Make it writable, or copy the folder somewhere "
+                "writable and set RAGQA_VECTORSTORE_DIR to the copy.") from None
         if "database" not in str(exc).lower():
             raise
         raise IndexMissingError(
-            f"The vector store at {folder} is damaged ({str(exc).splitlines()[0][:120]}). Move it away and run 'ragqa ingest' "
-            "to rebuild it from your files (the folder is left untouched).") from None
+            f"The vector store at {folder} is damaged ({str(exc).splitlines()[0][:120]}). Move it away and run "
+            "'ragqa ingest' to rebuild it from your files (the folder is left untouched).") from None
 
 
-def get_collection(client, name: str, metadata: dict | None = None, create: bool = True, settings: Settings | None = None):
+def get_collection(
+    client, name: str, metadata: dict | None = None, create: bool = True, settings: Settings | None = None
+):
     """The named collection (cosine space); with create=False a missing one is IndexMissingError.
     Given `settings`, a GuardedCollection."""
     def guarded(collection):
@@ -198,7 +206,9 @@ def _vector_folders(store: Path, collection_id) -> list[Path]:
     table cannot be read as expected, so a future Chroma layout costs disk space, never another collection's files."""
     try:
         with closing(sqlite3.connect(f"file:{store / 'chroma.sqlite3'}?mode=ro", uri=True)) as db:
-            rows = db.execute("SELECT id FROM segments WHERE collection = ? AND scope = 'VECTOR'", (str(collection_id),)).fetchall()
+            rows = db.execute(
+                "SELECT id FROM segments WHERE collection = ? AND scope = 'VECTOR'", (str(collection_id),)
+            ).fetchall()
         names = [str(uuid.UUID(str(row[0]))) for row in rows]
     except (sqlite3.Error, ValueError):
         return []

@@ -30,7 +30,8 @@ def _bm25s():
         return bm25s
     blocked = [name for name in ("numba", "scipy.sparse") if name not in sys.modules]
     for name in blocked:
-        sys.modules[name] = None  # makes bm25s's `from numba import njit` / `import scipy.sparse` fail, as if not installed
+        # makes bm25s's `from numba import njit` / `import scipy.sparse` fail, as if not installed
+        sys.modules[name] = None
     try:
         import bm25s
     finally:
@@ -99,7 +100,11 @@ class _Packed:
 
     def lengths(self) -> np.ndarray:
         """Every document's token count, in order."""
-        return np.concatenate([np.diff(ends, prepend=0) for _, ends in self._pages]) if self._pages else np.zeros(0, np.int64)
+        return (
+            np.concatenate([np.diff(ends, prepend=0) for _, ends in self._pages])
+            if self._pages
+            else np.zeros(0, np.int64)
+        )
 
 
 @functools.cache
@@ -119,13 +124,16 @@ def _paged_bm25():
             lengths = corpus_token_ids.lengths()
             n_docs, n_vocab = len(lengths), len(unique_token_ids)
             avg_doc_len = lengths.mean()
-            # pass 1: how many documents hold each token (the column sizes), from each page's distinct (document, token);
-            # pass 2 computes the pairs again rather than keep them: kept, they would be every score's row and column
+            # pass 1: how many documents hold each token (the column sizes), from each page's distinct
+            # (document, token); pass 2 computes the pairs again rather than keep them: kept, they would be every
+            # score's row and column
             df = np.zeros(n_vocab, dtype=np.int64)
             for _, tokens, _ in _distinct(corpus_token_ids, n_vocab):
                 column, count = np.unique(tokens, return_counts=True)
                 df[column] += count
-            idf = _build_idf_array(dict(enumerate(df.tolist())), n_docs, _select_idf_scorer(self.idf_method), self.dtype)
+            idf = _build_idf_array(
+                dict(enumerate(df.tolist())), n_docs, _select_idf_scorer(self.idf_method), self.dtype
+            )
             indptr = np.zeros(n_vocab + 1, dtype=np.int64)
             np.cumsum(df, out=indptr[1:])
             data = np.empty(int(indptr[-1]), dtype=self.dtype)
@@ -215,10 +223,13 @@ class LexicalIndex:
         self.generation = generation
         self.staged: Path | None = None  # where build put this index's tokens (see build's `stage`)
         self._stemmer = stemmer()
-        self._admitted_docs: tuple[object, np.ndarray] | None = None  # (the admitted set, its chunks' positions): a filter asked again
+        # (the admitted set, its chunks' positions): a filter asked again
+        self._admitted_docs: tuple[object, np.ndarray] | None = None
 
     @classmethod
-    def build(cls, pages, generation: int, kept: "SavedTokens | None" = None, stage: Path | None = None) -> "LexicalIndex | None":
+    def build(
+        cls, pages, generation: int, kept: "SavedTokens | None" = None, stage: Path | None = None
+    ) -> "LexicalIndex | None":
         """BM25 over (chunk ids, texts) pages, each tokenized as it comes and its texts let go (at 1M papers every
         chunk's text at once was ~2.5 GB): the tokens bm25s.tokenize gives, numbered by one growing vocabulary.
         A text given as None takes the chunk's tokens from `kept` (a saved index's, its vocabulary continued; a chunk
@@ -253,11 +264,14 @@ class LexicalIndex:
             tokenizer.save_vocab(str(stage))
         bm25 = _paged_bm25()()
         bm25.index(Tokenized(ids=token_ids, vocab=tokenizer.get_vocab_dict()), show_progress=False)
-        del token_ids, tokenizer, kept  # the tokens are in the scores now (~0.7 GB at 1M papers while the ids below are made)
+        # the tokens are in the scores now (~0.7 GB at 1M papers while the ids below are made)
+        del token_ids, tokenizer, kept
         papers = [cid.rsplit(":", 1)[0] for cid in chunk_ids]
         paper_ids = list(dict.fromkeys(papers))
         position = {pid: i for i, pid in enumerate(paper_ids)}
-        index = cls(bm25, list(chunk_ids), paper_ids, np.array([position[p] for p in papers], dtype=np.int64), generation)
+        index = cls(
+            bm25, list(chunk_ids), paper_ids, np.array([position[p] for p in papers], dtype=np.int64), generation
+        )
         index.staged = stage
         return index
 
@@ -308,7 +322,11 @@ class LexicalIndex:
         from bm25s.tokenization import convert_tokenized_to_string_list
 
         tokens = bm25s.tokenize(query, stemmer=self._stemmer, show_progress=False)
-        ids = self.bm25.get_tokens_ids(convert_tokenized_to_string_list(tokens)[0]) if any(len(t) for t in tokens.ids) else []
+        ids = (
+            self.bm25.get_tokens_ids(convert_tokenized_to_string_list(tokens)[0])
+            if any(len(t) for t in tokens.ids)
+            else []
+        )
         if not ids:
             return []
         scores = self.bm25.get_scores_from_ids(ids)

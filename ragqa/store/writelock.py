@@ -42,8 +42,8 @@ def holder(path: Path) -> str:
 
 
 def _busy(path: Path, store: str) -> StoreBusyError:
-    return StoreBusyError(f"Another writer holds the store ({store}) {holder(path)}; nothing was written. Wait for it to "
-                          "finish, then run this again (searching and asking work meanwhile).")
+    return StoreBusyError(f"Another writer holds the store ({store}) {holder(path)}; nothing was written. Wait for it "
+                          "to finish, then run this again (searching and asking work meanwhile).")
 
 
 @contextmanager
@@ -81,8 +81,9 @@ def _lock_file(path: Path, store: str) -> int:
     except OSError as exc:
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
             raise StoreReadOnlyError(
-                f"The store at {store} cannot be written ({exc.strerror}: {path}). Searching and asking still work; to add "
-                "or remove papers, make the folder writable or point RAGQA_VECTORSTORE_DIR at a writable copy.") from None
+                f"The store at {store} cannot be written ({exc.strerror}: {path}). Searching and asking still work; "
+                "to add or remove papers, make the folder writable or point RAGQA_VECTORSTORE_DIR at a writable "
+                "copy.") from None
         raise
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
