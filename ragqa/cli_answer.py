@@ -2,21 +2,27 @@
 come from ui/ and evals/ through the ragqa.commands entry points)."""
 from __future__ import annotations
 
+import shutil
+import sys
+import unicodedata
+
 from ragqa import cli_args
 from ragqa.cli_args import _check_export, _err, _filters, _read_batch, export_cited, json_line
 from ragqa.errors import QueryError, RagqaError
 
 
-def _render_answer(answer, streamed: str) -> None:
+def _render_answer(answer, streamed: str, live: bool) -> None:
+    """The checked answer, once: on a terminal the streamed draft is replaced by it when they differ (the citation
+    check dropped or repaired sentences); elsewhere the draft was never printed. Notes and the status go to stderr."""
+    if answer.text.strip() != streamed.strip():
+        if live and streamed:
+            _erase(streamed)
+        print(answer.text, end="")
     print()
     for note in answer.notes:
         _err(f"({note})")
-    if answer.text != streamed.strip():  # the checked answer differs from the streamed draft
-        print(f"\n[{answer.mode}] {answer.text}")
     if answer.invalid_markers:
         _err(f"(dropped citation markers that point nowhere: {' '.join(answer.invalid_markers)})")
-    if answer.guards:
-        _err(f"(repairs of the model's draft: {', '.join(answer.guards)})")
     if answer.dropped_sentences:
         _err(f"(dropped {len(answer.dropped_sentences)} sentence(s) without a valid citation)")
     if answer.table:
@@ -29,8 +35,19 @@ def _render_answer(answer, streamed: str) -> None:
         print("  nearest papers: " + "; ".join(h.meta.get("label", "") for h in answer.retrieved[:3]))
     t = answer.timings
     first = f"first token {t['first_token_s']} s, " if t.get("first_token_s") is not None else "no LLM call, "
-    _err(f"(coverage: {answer.coverage}; retrieval {t.get('retrieve_s')} s, {first}total {t.get('total_s')} s, "
-         f"model {answer.model})")
+    guards = f"; guards: {', '.join(answer.guards)}" if answer.guards else ""
+    _err(f"(coverage: {answer.coverage}; mode: {answer.mode}{guards}; retrieval {t.get('retrieve_s')} s, {first}"
+         f"total {t.get('total_s')} s, model {answer.model})")
+
+
+def _erase(printed: str) -> None:
+    """Move the cursor back over `printed` (as the terminal wrapped it) and clear from there on."""
+    columns = max(1, shutil.get_terminal_size().columns)
+    rows = 0
+    for line in printed.split("\n"):
+        width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+        rows += max(1, -(-width // columns))
+    print(f"\r\x1b[{rows - 1}F\x1b[J" if rows > 1 else "\r\x1b[J", end="")
 
 
 def group_table(answer) -> str:
@@ -48,7 +65,9 @@ def group_table(answer) -> str:
 
 
 def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, fast=False, auto_filters=True):
-    answer, streamed = None, ""
+    """Stream the draft to a terminal (replaced by the checked answer at the end); to a pipe or file, only the
+    checked answer is written."""
+    answer, streamed, live = None, "", sys.stdout.isatty()
     try:
         for event in pipeline.stream(question, filters, conversation, k=k, fast=fast, auto_filters=auto_filters):
             if event.kind == "retrieved":
@@ -57,15 +76,16 @@ def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, 
                     _err("sources: " + "; ".join(f"[{s.n}] {s.hit.meta.get('label')}" for s in event.sources[:10])
                          + more)
             elif event.kind == "token":
-                print(event.delta, end="", flush=True)
+                if live:
+                    print(event.delta, end="", flush=True)
                 streamed += event.delta
             else:
                 answer = event.answer
     except RagqaError:
-        if streamed:  # what was printed is not an answer: its citations were never checked
+        if streamed and live:  # what was printed is not an answer: its citations were never checked
             print(" [INCOMPLETE: the model stopped here; this is not an answer]", flush=True)
         raise
-    _render_answer(answer, streamed)
+    _render_answer(answer, streamed, live)
     return answer
 
 

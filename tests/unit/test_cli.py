@@ -335,3 +335,40 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(env):
     proc.stdout.close()  # the reader is gone before the first line is written
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0 and "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+class _Streaming:
+    """A pipeline whose stream is a draft, then a checked answer that differs from it (a sentence dropped)."""
+
+    def __init__(self, draft: str, final: str):
+        self.draft, self.final = draft, final
+
+    def stream(self, *args, **kwargs):
+        from ragqa.answer.context import Event
+        from ragqa.answer.records import Answer
+
+        for word in self.draft.split(" "):
+            yield Event("token", delta=word + " ")
+        yield Event("done", answer=Answer("q", self.final, False, "llm", guards=["echo"],
+                                          timings={"retrieve_s": 0.1, "first_token_s": 0.2, "total_s": 0.3}))
+
+
+def test_the_cli_prints_each_answer_once(capsys, monkeypatch):
+    """#45 5: to a pipe only the checked answer is written; the status line (stderr) names the mode and guards."""
+    from ragqa.cli_answer import _stream_to_terminal
+
+    _stream_to_terminal(_Streaming("DraftOnly sentence [1]. Kept sentence [1].", "Kept sentence [1]."), "q", None)
+    out, err = capsys.readouterr()
+    assert out.count("Kept sentence [1].") == 1 and "DraftOnly" not in out
+    assert "mode: llm" in err and "guards: echo" in err
+
+
+def test_a_terminal_sees_the_draft_replaced_by_the_checked_answer(capsys, monkeypatch):
+    from ragqa.cli_answer import _stream_to_terminal
+
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    _stream_to_terminal(_Streaming("DraftOnly sentence [1]. Kept sentence [1].", "Kept sentence [1]."), "q", None)
+    out, _ = capsys.readouterr()
+    draft_end = out.index("Kept sentence [1].") + len("Kept sentence [1].")
+    assert "\x1b[J" in out[draft_end:]  # the draft is erased before the checked answer is written
+    assert out.rstrip().endswith("Kept sentence [1].") and out.count("Kept sentence [1].") == 2

@@ -55,8 +55,8 @@ def test_a_failing_server_is_one_line_naming_it(served, capsys, mode, says):
     error = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(error) == 1 and f"127.0.0.1:{served}" in error[0] and says in error[0] and "Traceback" not in err
     assert time.perf_counter() - started < 30
-    if mode == "cut":  # the words that did arrive are marked, not left looking like an answer
-        assert "INCOMPLETE" in out
+    if mode == "cut":  # the words that did arrive are not left looking like an answer (a pipe gets none of them)
+        assert out.strip() == "" or "INCOMPLETE" in out
     _mode(served, "ok")
     assert main(["ask", QUESTION]) == 0  # the same server, back: no restart needed
 
