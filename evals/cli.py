@@ -2,12 +2,22 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from .compare import CONFIGS, DEFAULT_COMPARE  # noqa: F401  (also imported from here)
 
 ROOT = Path(__file__).resolve().parent.parent
+# translations and follow-up rewrites of dataset questions, per model and prompt (ragqa/models/completion_cache.py):
+# a rerun measures retrieval, not the LLM; git-ignored
+REWRITE_CACHE = ROOT / "evals" / "datasets" / ".cache" / "rewrites.jsonl"
 
+
+def _cache_report(pipeline) -> None:
+    cache = pipeline._cached_rewrites
+    if cache is not None and cache.hits + cache.misses:
+        print(f"(translations and rewrites: {cache.hits} from {cache.path}, {cache.misses} by the model)",
+              file=sys.stderr)
 
 
 def register_commands(sub) -> None:
@@ -151,7 +161,9 @@ def run(args) -> int:
 
         questions = _answer_questions(args.dataset, args.lang)[: args.limit]
         pipeline = Pipeline(_settings(**overrides))
+        pipeline.rewrite_cache = REWRITE_CACHE
         result = run_dataset(pipeline, questions, k=args.k, translate=not args.no_translate)
+        _cache_report(pipeline)
         if args.json:
             print(json.dumps({k: v for k, v in result.items() if k != "per_query"}, ensure_ascii=False))
         else:
@@ -162,7 +174,9 @@ def run(args) -> int:
 
         questions = _answer_questions(args.dataset, args.lang)[: args.limit]
         pipeline = Pipeline(_settings(**({"llm_model": _settings().fast_llm_model} if args.fast else {})))
+        pipeline.rewrite_cache = REWRITE_CACHE
         result = run_answers(pipeline, questions)
+        _cache_report(pipeline)
         if args.out:
             args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
         summary = {k: v for k, v in result.items() if k != "rows"}

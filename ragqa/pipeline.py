@@ -36,7 +36,10 @@ class Pipeline:
         self._ingest_embedder = ingest_embedder if ingest_embedder is not None else embedder  # one given: it does both
         self._rewrite_llm = fast_llm
         self._lock = threading.Lock()
+        self._rewrite_lock = threading.Lock()
         self.translations: dict[str, str] = {}  # question -> English; deterministic, so cached
+        self.rewrite_cache: Path | None = None  # evaluations: translations and rewrites kept on disk (rewrite_llm)
+        self._cached_rewrites = None
 
     # -- stages, loaded on first use ----------------------------------------------------------
     @property
@@ -122,12 +125,31 @@ class Pipeline:
 
     def rewrite_llm(self):
         """Query translation and follow-up condensing. With llama.cpp: a second context on the same
-        weights (mmap'd, so little extra RAM), so the answering context keeps its cached prompt prefix."""
+        weights (mmap'd, so little extra RAM), so the answering context keeps its cached prompt prefix.
+        With `rewrite_cache` set (evaluations): completions kept on disk per model and prompt, the model loaded
+        on the first miss only."""
+        if self.rewrite_cache is not None:
+            with self._lock:
+                if self._cached_rewrites is None:
+                    from ragqa.models.completion_cache import CachedCompletions
+
+                    self._cached_rewrites = CachedCompletions(self._rewrite_model, self.rewrite_cache,
+                                                              self._rewrite_model_name())
+            return self._cached_rewrites
+        return self._rewrite_model()
+
+    def _rewrite_model_name(self) -> str:
+        s = self.settings
+        if s.llm_backend != "llamacpp":
+            return f"{s.llm_backend}:{s.openai_base_url if s.llm_backend == 'openai' else ''}:{s.llm_model}"
+        return f"llamacpp:{s.fast_llm_model if s.rewrite_with_fast_model else s.llm_model}"
+
+    def _rewrite_model(self):
         if self.settings.llm_backend != "llamacpp":
             return self.llm()
         from ragqa.models.llm import load_llm
 
-        with self._lock:
+        with self._rewrite_lock:
             if self._rewrite_llm is None:
                 name = (self.settings.fast_llm_model if self.settings.rewrite_with_fast_model
                         else self.settings.llm_model)

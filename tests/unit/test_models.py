@@ -58,3 +58,46 @@ def test_bf16_is_chosen_where_the_cpu_computes_in_bf16():
     assert cpu_has_bf16("flags : fpu avx512f amx_bf16 amx_tile")
     assert not cpu_has_bf16("flags : fpu avx512f avx512_vnni")
     assert not cpu_has_bf16("flags : fpu avx2 xavx512_bf16x")  # a flag, not part of another word
+
+
+def test_rewrites_are_cached_per_model_and_prompt(tmp_path):
+    """#45 4: a dataset's translations and rewrites are computed once per model and prompt; a changed prompt or
+    model misses; a warm cache never loads the model."""
+    from ragqa.models.completion_cache import CachedCompletions
+
+    loads, prompts = [], []
+
+    class Counting:
+        def complete(self, prompt, **kwargs):
+            prompts.append(prompt)
+            return type("R", (), {"text": prompt.upper()})()
+
+    def load():
+        loads.append(1)
+        return Counting()
+
+    path = tmp_path / "rewrites.jsonl"
+    first = CachedCompletions(load, path, "model-a")
+    assert first.complete("translate: 你好", max_tokens=80).text == "TRANSLATE: 你好"
+    warm = CachedCompletions(load, path, "model-a")
+    assert warm.complete("translate: 你好", max_tokens=80).text == "TRANSLATE: 你好"
+    assert (len(loads), len(prompts), warm.hits, warm.misses) == (1, 1, 1, 0)  # the warm cache loaded no model
+    CachedCompletions(load, path, "model-b").complete("translate: 你好", max_tokens=80)  # another model: a miss
+    warm.complete("translate (v2): 你好", max_tokens=80)  # another prompt template: a miss
+    assert len(prompts) == 3
+    path.write_text(path.read_text() + '{"key": "cut', encoding="utf-8")  # a line cut by a killed run is ignored
+    assert CachedCompletions(load, path, "model-a").complete("translate: 你好", max_tokens=80).text
+
+
+def test_the_pipeline_serves_rewrites_from_its_cache_with_one_model(tmp_path):
+    from ragqa.config import Settings
+    from ragqa.pipeline import Pipeline
+    from tests.fakes import ScriptedLLM
+
+    llm = ScriptedLLM(["What is LoRA?"])
+    pipeline = Pipeline(Settings(llm_backend="llamacpp"), llm=llm, fast_llm=llm)
+    pipeline.rewrite_cache = tmp_path / "rewrites.jsonl"
+    assert pipeline.translate("LoRA 是什么？") == "What is LoRA?"
+    again = Pipeline(Settings(llm_backend="llamacpp"), llm=ScriptedLLM(["other"]), fast_llm=ScriptedLLM(["other"]))
+    again.rewrite_cache = pipeline.rewrite_cache
+    assert again.translate("LoRA 是什么？") == "What is LoRA?" and again._cached_rewrites.hits == 1

@@ -1,0 +1,52 @@
+"""An LLM's completions kept on disk, for the short deterministic prompts an evaluation sends again on every run
+(translating a Chinese question, rewriting a follow-up): keyed by the model and the whole prompt, its template
+included, so a change to either is a miss. Greedy decoding makes a completion a function of both. The model is
+loaded on the first miss only, so a warm cache spares its loading too. Not used when answering a user: their
+questions are new."""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
+
+
+class CachedCompletions:
+    """`complete(prompt, **kwargs).text`, as the rewrite and translation steps call an LLM, served from `path` (JSON
+    lines {"key", "text"}) when this model completed this prompt before."""
+
+    def __init__(self, load: Callable[[], object], path: Path, model: str):
+        self._load, self._llm, self.path, self.model = load, None, Path(path), model
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+        self._kept: dict[str, str] = {}
+        if self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    row = json.loads(line)
+                    self._kept[row["key"]] = row["text"]
+                except (ValueError, KeyError, TypeError):  # a line cut by a killed run: completed again
+                    continue
+
+    def _key(self, prompt: str, kwargs: dict) -> str:
+        text = json.dumps([self.model, prompt, sorted(kwargs.items())], ensure_ascii=False, default=str)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def complete(self, prompt: str, **kwargs):
+        key = self._key(prompt, kwargs)
+        with self._lock:
+            if key in self._kept:
+                self.hits += 1
+                return SimpleNamespace(text=self._kept[key])
+            if self._llm is None:
+                self._llm = self._load()
+        text = self._llm.complete(prompt, **kwargs).text
+        with self._lock:
+            self.misses += 1
+            self._kept[key] = text
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(json.dumps({"key": key, "text": text}, ensure_ascii=False) + "\n")
+        return SimpleNamespace(text=text)
