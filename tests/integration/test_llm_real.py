@@ -48,7 +48,8 @@ def test_default_model_answers_with_valid_citations(real_pipeline, question, exp
 def openai_server(real_pipeline):
     path = _require(real_pipeline.settings, real_pipeline.settings.fast_llm_model)
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", "qwen-small",
+    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(path),
+                             "--model_alias", "qwen-small",
                              "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if not wait_for_port(port, proc, 120):
@@ -99,7 +100,8 @@ def test_list_questions_get_one_cited_line_per_paper(real_pipeline, question):
     for item, citation in zip(items, answer.citations):
         match = re.match(r"^- \*\*(.+?)\*\*(?: \(.*?\))?: (.+) \[(\d+)\]$", item)
         assert match and int(match.group(3)) == citation.n  # each item cites its own paper, once
-        assert not citation.abstract.startswith(match.group(1).rstrip("…"))  # never named by its abstract's opening words
+        # never named by its abstract's opening words
+        assert not citation.abstract.startswith(match.group(1).rstrip("…"))
         assert match.group(2) in texts[citation.paper_id]  # a sentence of that paper's abstract
     _check_citations(answer)
 
@@ -141,3 +143,32 @@ def test_off_topic_questions_abstain_before_the_llm(real_pipeline, question):
 
     answer = ask(real_pipeline, question)
     assert answer.abstained and answer.why == "not answerable" and not answer.citations
+
+
+def test_a_translation_between_two_answers_leaves_the_second_as_without_it():
+    """#45: one model serves translations and answers; its prefix cache puts the answer prompt's KV state back after
+    a translation, and the second answer is token for token the one given with no translation between (the same
+    prefix state, the same suffix read)."""
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+    from ragqa.config import Settings
+    from ragqa.models.llm import load_llm
+
+    settings = Settings(model_cache_dir=Settings().model_cache_dir)
+    _require(settings, settings.fast_llm_model)
+    system = "You answer questions about research papers, citing sources. " + " ".join(
+        f"Rule {i}: cite every claim with the number of its source; never invent a number." for i in range(40))
+
+    def answer(llm, question):
+        messages = [ChatMessage(role=MessageRole.SYSTEM, content=system),
+                    ChatMessage(role=MessageRole.USER, content=question)]
+        return llm.chat(messages, max_tokens=12).message.content
+
+    shared = load_llm(settings, settings.fast_llm_model)
+    plain = load_llm(settings, settings.fast_llm_model)
+    shared._prefixes.path = plain._prefixes.path = None  # memory only: no state of other runs
+    for llm in (shared, plain):
+        answer(llm, "What is LoRA? One sentence.")
+    shared.complete("Translate into English: 扩散模型的采样质量为什么会下降？", max_tokens=16)
+    assert answer(shared, "What is DPO? One sentence.") == answer(plain, "What is DPO? One sentence.")
+    assert shared._prefixes.loads == 1  # put back, not read again

@@ -10,7 +10,8 @@ from ragqa.pipeline import Pipeline
 
 
 @pytest.mark.parametrize("installed, query, expected", [
-    (True, "auto", "onnx"), (False, "auto", "auto"), (True, "same", "auto"), (True, "torch", "torch"), (False, "onnx", "onnx"),
+    (True, "auto", "onnx"), (False, "auto", "auto"), (True, "same", "auto"), (True, "torch", "torch"),
+    (False, "onnx", "onnx"),
 ])
 def test_query_backend_resolves(monkeypatch, installed, query, expected):
     monkeypatch.setattr(models, "_onnx_installed", lambda: installed)
@@ -33,7 +34,8 @@ def test_one_given_embedder_does_both_roles_and_two_stay_apart():
 
 def test_one_backend_loads_once(monkeypatch):
     loaded = []
-    monkeypatch.setattr(models, "load_embedder", lambda settings, queries=False: loaded.append(queries) or HashingEmbedding())
+    monkeypatch.setattr(models, "load_embedder",
+                        lambda settings, queries=False: loaded.append(queries) or HashingEmbedding())
     pipeline = Pipeline(Settings(embed_model="hash"))
     assert pipeline.ingest_embedder is pipeline.embedder and loaded == [True]
 
@@ -101,3 +103,60 @@ def test_the_pipeline_serves_rewrites_from_its_cache_with_one_model(tmp_path):
     again = Pipeline(Settings(llm_backend="llamacpp"), llm=ScriptedLLM(["other"]), fast_llm=ScriptedLLM(["other"]))
     again.rewrite_cache = pipeline.rewrite_cache
     assert again.translate("LoRA 是什么？") == "What is LoRA?" and again._cached_rewrites.hits == 1
+
+
+def test_one_model_instance_serves_translation_rewrite_and_answer(monkeypatch):
+    """#45 1: translation and follow-up rewriting use the answering model's weights, loaded once per process."""
+    from ragqa.config import Settings
+    from ragqa.pipeline import Pipeline
+    from tests.fakes import ScriptedLLM
+
+    loads = []
+
+    def load(settings, name):
+        loads.append(name)
+        return ScriptedLLM(["What is LoRA?"])
+
+    monkeypatch.setattr("ragqa.models.llm.load_llm", load)
+    pipeline = Pipeline(Settings(llm_backend="llamacpp", rewrite_with_fast_model=False))
+    assert pipeline.translate("LoRA 是什么？") == "What is LoRA?"
+    assert pipeline.rewrite_llm() is pipeline.llm() and len(loads) == 1
+
+
+def _state(tokens, data=b"kv"):
+    import numpy as np
+
+    from ragqa.models.prefix_cache import SeqState
+
+    return SeqState(np.array(tokens, dtype=np.intc), data)
+
+
+def test_the_prefix_cache_returns_the_state_sharing_the_longest_prefix(tmp_path):
+    """Kept per kind of prompt (its first tokens): a translation does not push out the answer prompt's state."""
+    from ragqa.models.prefix_cache import DISK_MIN_TOKENS, FAMILY_TOKENS, PrefixCache
+
+    cache = PrefixCache(None, "m")
+    answer = list(range(DISK_MIN_TOKENS + 100))
+    translation = [9999] * FAMILY_TOKENS + [1, 2, 3]
+    cache[answer] = _state(answer, b"answer")
+    cache[translation] = _state(translation, b"translation")
+    assert cache[answer[:600] + [7, 7]].data == b"answer" and cache[translation[:-1] + [5]].data == b"translation"
+    with pytest.raises(KeyError):
+        cache[[-1, -2]]
+
+
+def test_the_answer_prompts_state_is_written_once_per_prompt_version(tmp_path):
+    from ragqa.models.prefix_cache import DISK_MIN_TOKENS, PrefixCache
+
+    fixed = list(range(DISK_MIN_TOKENS))
+    first, second = fixed + [1] * 50, fixed + [2] * 60
+    PrefixCache(tmp_path, "m")[first] = _state(first, b"one")
+    assert PrefixCache(tmp_path, "m")[second].data == b"one"  # a new process starts from it
+    PrefixCache(tmp_path, "m")[second] = _state(second, b"two")  # shares less than the whole first prompt: written
+    third = PrefixCache(tmp_path, "m")
+    third[fixed + [3] * 70] = _state(fixed + [3] * 70, b"three")  # shares the fixed part: not written again
+    assert PrefixCache(tmp_path, "m")[fixed + [4]].data == b"two"
+    changed = [5] + fixed[1:] + [1]  # the prompt file changed at its start: written
+    PrefixCache(tmp_path, "m")[changed] = _state(changed, b"new prompt")
+    assert PrefixCache(tmp_path, "m")[changed].data == b"new prompt"
+    assert PrefixCache(tmp_path, "other model")._read_disk() is None
