@@ -125,8 +125,8 @@ class Pipeline:
     def rewrite_llm(self):
         """Query translation and follow-up condensing: the answering model itself (one copy of its weights per
         process; its prefix cache keeps the answer prompt's prefix across a rewrite: models/prefix_cache.py), or the
-        fast model with RAGQA_REWRITE_WITH_FAST_MODEL=1. With `rewrite_cache` set (evaluations): completions kept on disk per model and prompt, the model loaded
-        on the first miss only."""
+        fast model with RAGQA_REWRITE_WITH_FAST_MODEL=1. With `rewrite_cache` set (evaluations): completions kept
+        on disk per model and prompt, the model loaded on the first miss only."""
         if self.rewrite_cache is not None:
             with self._lock:
                 if self._cached_rewrites is None:
