@@ -21,7 +21,8 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
     rows = []
     for q in tqdm(questions, desc="answer eval", file=sys.stderr, disable=not progress):
         # a follow-up row carries its earlier questions only: the papers they cited are recovered by asking them
-        answer = pipeline.ask(q.question, Filters(**q.filters), Conversation.of(q.history) if q.history else None, fast=fast)
+        answer = pipeline.ask(q.question, Filters(**q.filters), Conversation.of(q.history) if q.history else None,
+                              fast=fast)
         retrieved = {h.paper_id for h in answer.retrieved}
         cited = [c.paper_id for c in answer.citations]
         resolved = all(c in retrieved for c in cited) and not answer.invalid_markers  # every marker resolved
@@ -29,17 +30,22 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
         gold = set(q.gold)
         facts = list(getattr(q, "facts", ()) or key_facts(pipeline, q)) if gold else []
         rows.append({
-            "id": q.id, "type": q.type, "kind": q.kind, "lang": q.lang, "answerable": bool(gold), "abstained": answer.abstained,
+            "id": q.id, "type": q.type, "kind": q.kind, "lang": q.lang, "answerable": bool(gold),
+            "abstained": answer.abstained,
             "mode": answer.mode, "why": answer.why, "form": answer.form, "coverage": answer.coverage,
             "citations_valid": resolved and supported is not False,
-            "citations_resolved": resolved, "citations_supported": supported, "marker_errors": len(answer.invalid_markers),
+            "citations_resolved": resolved, "citations_supported": supported,
+            "marker_errors": len(answer.invalid_markers),
             "best_p": answer.judgement.get("best"), "listed": answer.judgement.get("listed", []),
             "cited": cited, "gold": list(gold),
             "precision": (len(gold & set(cited)) / len(set(cited))) if cited and gold else None,
-            "recall": (len(gold & set(cited)) / len(gold)) if gold and not answer.abstained else (0.0 if gold else None),
-            "facts": facts, "fact_recall": fact_recall(answer.text, facts) if facts and not answer.abstained else (0.0 if facts else None),
+            "recall": (len(gold & set(cited)) / len(gold)) if gold and not answer.abstained
+                else (0.0 if gold else None),
+            "facts": facts, "fact_recall": fact_recall(answer.text, facts) if facts and not answer.abstained
+                else (0.0 if facts else None),
             # the same, counting only what the model wrote itself: quoted abstract text removed
-            "fact_recall_prose": fact_recall(prose(answer.text), facts) if facts and not answer.abstained else (0.0 if facts else None),
+            "fact_recall_prose": fact_recall(prose(answer.text), facts) if facts and not answer.abstained
+                else (0.0 if facts else None),
             "guards": answer.guards,
             "timings": answer.timings, "answer": answer.text, "query": answer.query,
             "dropped": answer.dropped_sentences, "model": answer.model,
@@ -64,18 +70,24 @@ def run_answers(pipeline, questions: list[EvalQuestion], fast: bool = False, pro
                                         f"{sum(r['lang'] == lang for r in answered)}"
                                   for lang in sorted({r["lang"] for r in answered})},
         "invalid_markers_dropped": sum(r["marker_errors"] for r in rows),
-        "citations_supported_share": mean([1.0 if r["citations_supported"] else 0.0 for r in rows if r["citations_supported"] is not None]),
-        "list_gold_recall": mean([r["recall"] for r in answered if r["form"] in ("list", "count") and len(r["gold"]) > 1]),
-        "list_precision": mean([r["precision"] for r in answered if r["form"] in ("list", "count") and len(r["gold"]) > 1]),
+        "citations_supported_share": mean([1.0 if r["citations_supported"] else 0.0 for r in rows
+                                           if r["citations_supported"] is not None]),
+        "list_gold_recall": mean([r["recall"] for r in answered
+                                  if r["form"] in ("list", "count") and len(r["gold"]) > 1]),
+        "list_precision": mean([r["precision"] for r in answered
+                                if r["form"] in ("list", "count") and len(r["gold"]) > 1]),
         # each tier's questions, answerable / not: "related" on an answerable question is a weaker answer, not a refusal
         "coverage": {tier: f"{sum(r['coverage'] == tier for r in answerable)} answerable / "
                            f"{sum(r['coverage'] == tier for r in unanswerable)} unanswerable"
                      for tier in ("answered", "related", "not_covered")},
-        "coverage_by_form": {f: dict(Counter(r["coverage"] for r in rows if r["form"] == f)) for f in sorted({r["form"] for r in rows})},
-        # figures of the model's own sentences that none of the cited sources holds (the grounded-numbers guard drops them)
+        "coverage_by_form": {f: dict(Counter(r["coverage"] for r in rows if r["form"] == f))
+                             for f in sorted({r["form"] for r in rows})},
+        # figures of the model's own sentences that none of the cited
+        # sources holds (the grounded-numbers guard drops them)
         "invented_numbers": sum(r["guards"].count("grounded-numbers") for r in rows),
-        "false_abstention_by_form": {f: f"{sum(r['abstained'] for r in answerable if r['form'] == f)}/{sum(r['form'] == f for r in answerable)}"
-                                     for f in sorted({r["form"] for r in answerable})},
+        "false_abstention_by_form": {
+            f: f"{sum(r['abstained'] for r in answerable if r['form'] == f)}/{sum(r['form'] == f for r in answerable)}"
+            for f in sorted({r["form"] for r in answerable})},
         "fact_recall": mean([r["fact_recall"] for r in answered]),
         "fact_recall_explain": mean([r["fact_recall"] for r in answered if r["form"] == "explain"]),
         "fact_recall_explain_prose": mean([r["fact_recall_prose"] for r in answered if r["form"] == "explain"]),
@@ -104,8 +116,8 @@ def _record_line(citation) -> str:
 
 def citations_supported(answer) -> bool | None:
     """Every cited sentence is supported by what it cites (citations._supported, the same word-overlap measure the
-    answerer uses, the question's own words not counting as support, here against the whole abstract and the record's title, authors, venue and year): a check that can
-    fail. None when the answer cites nothing."""
+    answerer uses, the question's own words not counting as support, here against the whole abstract and the record's
+    title, authors, venue and year): a check that can fail. None when the answer cites nothing."""
     from ragqa.answer.citations import _MARKER, _supported, parse_markers, split_answer_sentences
     from ragqa.answer.records import Source
 
@@ -116,7 +128,8 @@ def citations_supported(answer) -> bool | None:
         numbers = [n for _, ns in parse_markers(sentence) for n in ns]
         if not numbers:
             continue
-        cited = [Source(n=n, hit=Hit(paper_id=by_n[n].paper_id, score=0.0, relevance=None, text="", meta={"label": by_n[n].label}),
+        cited = [Source(n=n, hit=Hit(paper_id=by_n[n].paper_id, score=0.0, relevance=None, text="",
+                                     meta={"label": by_n[n].label}),
                         evidence=(by_n[n].abstract, _record_line(by_n[n]))) for n in numbers if n in by_n]
         if len(cited) < len(set(numbers)) or not _supported(_MARKER.sub(" ", sentence), cited,
                                                              question=getattr(answer, "question", "")):
@@ -141,7 +154,8 @@ def key_facts(pipeline, q, n: int = 2, own_part: bool = False) -> list[str]:
     if not sentences:
         return []
     embedder = pipeline.embedder
-    sims = np.asarray(embedder.get_text_embedding_batch(sentences)) @ np.asarray(embedder.get_query_embedding(q.question))
+    sims = np.asarray(embedder.get_text_embedding_batch(sentences)) @ np.asarray(
+        embedder.get_query_embedding(q.question))
     order = np.argsort(-sims).tolist()
     if own_part:
         order.sort(key=lambda i: rank[i])  # stable: by closeness within each group

@@ -52,7 +52,8 @@ def _session(url: str, questions: list[str], out: list, lock: threading.Lock) ->
             if not ok:
                 row["error"] = text[:160]
         except Exception as exc:
-            row = {"ok": False, "seconds": time.perf_counter() - start, "question": q, "error": f"{type(exc).__name__}: {str(exc)[:160]}"}
+            row = {"ok": False, "seconds": time.perf_counter() - start, "question": q,
+                   "error": f"{type(exc).__name__}: {str(exc)[:160]}"}
         with lock:
             out.append(row)
 
@@ -60,7 +61,8 @@ def _session(url: str, questions: list[str], out: list, lock: threading.Lock) ->
 def run_load(urls: list[str], users: int, per_user: int) -> dict:
     out: list[dict] = []
     lock = threading.Lock()
-    threads = [threading.Thread(target=_session, args=(urls[i % len(urls)], [QUESTIONS[(i + j) % len(QUESTIONS)] for j in range(per_user)],
+    threads = [threading.Thread(target=_session, args=(urls[i % len(urls)],
+                                                       [QUESTIONS[(i + j) % len(QUESTIONS)] for j in range(per_user)],
                                                        out, lock)) for i in range(users)]
     start = time.perf_counter()
     for t in threads:
@@ -69,7 +71,8 @@ def run_load(urls: list[str], users: int, per_user: int) -> dict:
         t.join()
     wall = time.perf_counter() - start
     times = [r["seconds"] for r in out if r.get("ok")]
-    return {"users": users, "requests": len(out), "failed": sum(not r["ok"] for r in out), "cited": sum(bool(r.get("cited")) for r in out),
+    return {"users": users, "requests": len(out), "failed": sum(not r["ok"] for r in out),
+            "cited": sum(bool(r.get("cited")) for r in out),
             "errors": sorted({r.get("error", "") for r in out if not r["ok"]})[:3],
             "latency_p50_s": percentile(times, 0.5), "latency_p95_s": percentile(times, 0.95),
             "throughput_per_min": round(len(times) / wall * 60, 2), "wall_s": round(wall, 1)}
@@ -96,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
                 for url in cluster.urls[1:]:
                     run_load([url], 1, 1)
                 for users in args.users:
-                    row = {"workers": workers, "llm": "fake" if args.fake_llm else "qwen2.5-1.5b", **run_load(cluster.urls, users, args.questions)}
+                    row = {"workers": workers, "llm": "fake" if args.fake_llm else "qwen2.5-1.5b",
+                           **run_load(cluster.urls, users, args.questions)}
                     results.append(row)
                     print(json.dumps(row), flush=True)
             finally:

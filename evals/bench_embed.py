@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     for backend in ("torch", "onnx"):
         results[backend], vectors[backend] = measure(lambda: load_embedder(Settings(embed_backend=backend)), texts)
     if args.bf16:
-        results["torch-bf16"], vectors["torch-bf16"] = measure(lambda: load_embedder(Settings(embed_backend="torch-bf16")), texts)
+        results["torch-bf16"], vectors["torch-bf16"] = measure(
+            lambda: load_embedder(Settings(embed_backend="torch-bf16")), texts)
     for name in results:
         cos = (vectors[name] * vectors["torch"]).sum(axis=1) / (
             np.linalg.norm(vectors[name], axis=1) * np.linalg.norm(vectors["torch"], axis=1))

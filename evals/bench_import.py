@@ -22,7 +22,8 @@ CORPORA = ROOT.parent / "shared" / "data" / "corpora"
 def _arxiv_line(i: int, row: dict) -> str:
     """The corpus row in the Kaggle snapshot's shape (synthetic id and date, hard-wrapped text)."""
     return json.dumps({
-        "id": f"2401.{i:05d}", "authors": ", ".join(row["authors"]), "title": "\n  ".join(textwrap.wrap(row["title"], 60)),
+        "id": f"2401.{i:05d}", "authors": ", ".join(row["authors"]),
+        "title": "\n  ".join(textwrap.wrap(row["title"], 60)),
         "abstract": "  " + "\n".join(textwrap.wrap(row["abstract"], 78)) + "\n", "categories": "cs.LG stat.ML",
         "versions": [{"version": "v1", "created": "Mon, 1 Jan 2024 10:00:00 GMT"}], "update_date": "2024-06-04",
         "authors_parsed": [[a.split()[-1], " ".join(a.split()[:-1]), ""] for a in row["authors"]],
@@ -40,7 +41,8 @@ def _timed(label: str, work, n: int) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000, help="entries per file (default 2000)")
-    parser.add_argument("--keep", type=Path, default=None, help="write the files to this folder (to ingest them) instead of a temp one")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="write the files to this folder (to ingest them) instead of a temp one")
     args = parser.parse_args(argv)
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}", file=sys.stderr)
@@ -48,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     from ragqa.ingest.corpus import load_file, load_paths
     from ragqa.ingest.export import export_papers
 
-    rows = [json.loads(line) for name in ("iclr2024.jsonl", "icml2024.jsonl") for line in (CORPORA / name).open(encoding="utf-8")]
+    rows = [json.loads(line) for name in ("iclr2024.jsonl", "icml2024.jsonl")
+            for line in (CORPORA / name).open(encoding="utf-8")]
     rows = rows[: args.n]
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
@@ -63,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("corpus.jsonl", "library.bib", "arxiv.jsonl"):
             report, errors = _timed(f"load_paths {name}", lambda: load_paths([folder / name]), len(rows))
             if errors or report.skipped or len(report.papers) != len(papers):
-                print(f"  {name}: {len(report.papers)} papers, {len(report.skipped)} skipped, errors {errors}", file=sys.stderr)
+                print(f"  {name}: {len(report.papers)} papers, {len(report.skipped)} skipped, errors {errors}",
+                      file=sys.stderr)
                 return 1
     return 0
 

@@ -34,7 +34,8 @@ def _latency(pipeline, questions, filters=None, repeat=2) -> dict:
             pipeline.search(q, filters, translate=False)
             times.append((time.perf_counter() - start) * 1000)
     times.sort()
-    return {"n": len(times), "p50_ms": round(statistics.median(times), 1), "p95_ms": round(times[int(len(times) * 0.95) - 1], 1)}
+    return {"n": len(times), "p50_ms": round(statistics.median(times), 1),
+            "p95_ms": round(times[int(len(times) * 0.95) - 1], 1)}
 
 
 def _cli_reingest(store: Path) -> float:
@@ -64,10 +65,12 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     result = pipeline.ingest(report, progress=False)
     secs = time.perf_counter() - start
-    out["bundled_ingest"] = {"papers": result.papers, "chunks": result.chunks, "seconds": round(secs, 2), "papers_per_s": round(result.papers / secs, 1)}
+    out["bundled_ingest"] = {"papers": result.papers, "chunks": result.chunks, "seconds": round(secs, 2),
+                             "papers_per_s": round(result.papers / secs, 1)}
     start = time.perf_counter()
     again = pipeline.ingest(pipeline.load()[0], progress=False)
-    out["bundled_reingest"] = {"embedded": again.embedded_chunks, "in_process_s": round(time.perf_counter() - start, 2), "cli_wall_s": _cli_reingest(store)}
+    out["bundled_reingest"] = {"embedded": again.embedded_chunks, "in_process_s": round(time.perf_counter() - start, 2),
+                               "cli_wall_s": _cli_reingest(store)}
     out["search_95"] = _latency(pipeline, questions)
 
     big = [CORPORA / "iclr2024.jsonl", CORPORA / "icml2024.jsonl"]
@@ -75,7 +78,8 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     result = pipeline.ingest(report, progress=True)
     secs = time.perf_counter() - start
-    out["big_ingest"] = {"papers": result.papers, "new_papers": result.new_papers, "chunks": result.chunks, "seconds": round(secs, 1), "papers_per_s": round(result.new_papers / secs, 1)}
+    out["big_ingest"] = {"papers": result.papers, "new_papers": result.new_papers, "chunks": result.chunks,
+                         "seconds": round(secs, 1), "papers_per_s": round(result.new_papers / secs, 1)}
     pipeline = Pipeline(pipeline.settings, embedder=pipeline.embedder)  # fresh searcher over the big index
     stats = pipeline.index().stats()
     out["papers_total"], out["chunks_total"] = stats["papers"], stats["chunks"]
@@ -84,16 +88,24 @@ def main(argv=None) -> int:
     out["search_big_author_filter"] = _latency(pipeline, questions, Filters(author="bengio"), repeat=1)
     start = time.perf_counter()
     again = pipeline.ingest(pipeline.load()[0], progress=False)
-    out["big_reingest_bundled"] = {"embedded": again.embedded_chunks, "in_process_s": round(time.perf_counter() - start, 2), "cli_wall_s": _cli_reingest(store)}
+    out["big_reingest_bundled"] = {"embedded": again.embedded_chunks,
+                                   "in_process_s": round(time.perf_counter() - start, 2),
+                                   "cli_wall_s": _cli_reingest(store)}
 
     print(json.dumps(out, indent=1))
     print("\n| measure | 95 papers | %d papers |\n|---|---|---|" % out["papers_total"])
-    print(f"| ingest throughput (papers/s, embedding included) | {out['bundled_ingest']['papers_per_s']} | {out['big_ingest']['papers_per_s']} |")
-    print(f"| re-ingest unchanged bundled corpus, in process / `ragqa ingest` wall (s) | {out['bundled_reingest']['in_process_s']} / {out['bundled_reingest']['cli_wall_s']} | {out['big_reingest_bundled']['in_process_s']} / {out['big_reingest_bundled']['cli_wall_s']} |")
+    print(f"| ingest throughput (papers/s, embedding included) | {out['bundled_ingest']['papers_per_s']} | "
+          f"{out['big_ingest']['papers_per_s']} |")
+    print("| re-ingest unchanged bundled corpus, in process / `ragqa ingest` wall (s) | "
+          f"{out['bundled_reingest']['in_process_s']} / {out['bundled_reingest']['cli_wall_s']} | "
+          f"{out['big_reingest_bundled']['in_process_s']} / {out['big_reingest_bundled']['cli_wall_s']} |")
     for key, name in (("search", "search p50 / p95 (ms), hybrid, no filter"),):
-        print(f"| {name} | {out['search_95']['p50_ms']} / {out['search_95']['p95_ms']} | {out['search_big']['p50_ms']} / {out['search_big']['p95_ms']} |")
-    print(f"| search p50 / p95 (ms), venue filter | - | {out['search_big_venue_filter']['p50_ms']} / {out['search_big_venue_filter']['p95_ms']} |")
-    print(f"| search p50 / p95 (ms), author filter | - | {out['search_big_author_filter']['p50_ms']} / {out['search_big_author_filter']['p95_ms']} |")
+        print(f"| {name} | {out['search_95']['p50_ms']} / {out['search_95']['p95_ms']} | {out['search_big']['p50_ms']} "
+              f"/ {out['search_big']['p95_ms']} |")
+    print(f"| search p50 / p95 (ms), venue filter | - | {out['search_big_venue_filter']['p50_ms']} / "
+          f"{out['search_big_venue_filter']['p95_ms']} |")
+    print(f"| search p50 / p95 (ms), author filter | - | {out['search_big_author_filter']['p50_ms']} / "
+          f"{out['search_big_author_filter']['p95_ms']} |")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0

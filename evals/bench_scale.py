@@ -27,9 +27,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "data" / "corpora"
-QUESTIONS = ["sparse autoencoders for interpretability", "diffusion model sampling quality", "robust reinforcement learning",
-             "graph neural networks for molecules", "federated learning with privacy", "in-context learning in transformers",
-             "protein structure prediction", "contrastive learning for vision", "causal discovery from data", "LLM alignment"]
+QUESTIONS = ["sparse autoencoders for interpretability", "diffusion model sampling quality",
+             "robust reinforcement learning", "graph neural networks for molecules", "federated learning with privacy",
+             "in-context learning in transformers", "protein structure prediction", "contrastive learning for vision",
+             "causal discovery from data", "LLM alignment"]
 # questions that name a method, for the name index's look-ups (names.py): mentioned, introduced, or in no paper
 NAMED = ["What reward model did InstructGPT use?", "Which paper introduced GPT-4?", "the LoRA paper",
          "How does Stable Diffusion compare with ResNet-50 features?", "Is XyzNet-9 any good?"]
@@ -40,7 +41,8 @@ def _sentences(text: str) -> list[str]:
 
 
 def write_corpus(path: Path, n: int, seed: int = 0) -> None:
-    rows = [json.loads(line) for name in ("iclr2024.jsonl", "icml2024.jsonl") for line in (CORPORA / name).open(encoding="utf-8")]
+    rows = [json.loads(line) for name in ("iclr2024.jsonl", "icml2024.jsonl")
+            for line in (CORPORA / name).open(encoding="utf-8")]
     rng = random.Random(seed)
     with path.open("w", encoding="utf-8") as out:
         for i in range(n):
@@ -58,10 +60,12 @@ def _du(path: Path) -> int:
 
 def _timed_search(env: dict) -> dict:
     """A cold `ragqa search` in a new process: wall time to its first result and peak RSS."""
-    cmd = ["/usr/bin/time", "-f", "%M %e", str(Path(sys.executable).with_name("ragqa")), "search", QUESTIONS[0], "--k", "5", "--json"]
+    cmd = ["/usr/bin/time", "-f", "%M %e", str(Path(sys.executable).with_name("ragqa")), "search", QUESTIONS[0],
+           "--k", "5", "--json"]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     rss_kb, wall = done.stderr.strip().splitlines()[-1].split()
-    return {"cold_search_s": float(wall), "cold_search_peak_rss_mb": round(int(rss_kb) / 1024, 1), "ok": done.returncode == 0}
+    return {"cold_search_s": float(wall), "cold_search_peak_rss_mb": round(int(rss_kb) / 1024, 1),
+            "ok": done.returncode == 0}
 
 
 def _warm_latencies(env: dict) -> dict:
@@ -77,7 +81,8 @@ for name, f in (("search", None), ("search_venue_filter", Filters(venue="ICML 20
     for q in qs * 3:
         a = time.perf_counter(); p.search(q, f, k=10, translate=False); ts.append(time.perf_counter() - a)
     ts.sort()
-    out[name + "_p50_ms"] = round(ts[len(ts) // 2] * 1000, 1); out[name + "_p95_ms"] = round(ts[int(len(ts) * 0.95) - 1] * 1000, 1)
+    out[name + "_p50_ms"] = round(ts[len(ts) // 2] * 1000, 1); \
+out[name + "_p95_ms"] = round(ts[int(len(ts) * 0.95) - 1] * 1000, 1)
 ts = []
 for q in {NAMED!r} * 3:
     a = time.perf_counter(); p.searcher.missing_name(q); ts.append(time.perf_counter() - a)
@@ -136,7 +141,8 @@ def measure(n: int, work: Path, reuse: bool = False, server: bool = False) -> di
 
 
 def _measure(n: int, corpus: Path, store: Path, env: dict, reuse: bool) -> dict:
-    if reuse and store.is_dir() and any(store.glob("*.catalog.sqlite")):  # search figures only, on the store an earlier run built
+    # search figures only, on the store an earlier run built
+    if reuse and store.is_dir() and any(store.glob("*.catalog.sqlite")):
         result = {"papers": n, "reused_store": True, "store_mb": round(_du(store) / 2**20, 1)}
         result.update(_timed_search(env))
         result.update(_warm_latencies(env))
@@ -144,8 +150,8 @@ def _measure(n: int, corpus: Path, store: Path, env: dict, reuse: bool) -> dict:
     if not corpus.exists():
         write_corpus(corpus, n)
     start = time.perf_counter()
-    done = subprocess.run(["/usr/bin/time", "-f", "%M", str(Path(sys.executable).with_name("ragqa")), "ingest", "--quiet",
-                           str(corpus)], env=env, capture_output=True, text=True)
+    done = subprocess.run(["/usr/bin/time", "-f", "%M", str(Path(sys.executable).with_name("ragqa")), "ingest",
+                           "--quiet", str(corpus)], env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     chunks = re.search(r"(\d+) chunks", done.stdout)
     result = {"papers": n, "ingest_s": round(seconds, 1), "ingest_papers_per_s": round(n / seconds, 1),
@@ -157,8 +163,10 @@ def _measure(n: int, corpus: Path, store: Path, env: dict, reuse: bool) -> dict:
 
 
 PANELS = (("ingest", "papers/s", ["ingest_papers_per_s"]), ("ingest memory", "peak RSS, MB", ["ingest_peak_rss_mb"]),
-          ("cold `ragqa search`", "s", ["cold_search_s"]), ("reader memory", "peak RSS, MB", ["cold_search_peak_rss_mb", "features_peak_rss_mb"]),
-          ("warm hybrid search", "ms", ["search_p50_ms", "search_p95_ms", "search_venue_filter_p50_ms"]), ("store", "MB", ["store_mb"]))
+          ("cold `ragqa search`", "s", ["cold_search_s"]),
+          ("reader memory", "peak RSS, MB", ["cold_search_peak_rss_mb", "features_peak_rss_mb"]),
+          ("warm hybrid search", "ms", ["search_p50_ms", "search_p95_ms", "search_venue_filter_p50_ms"]),
+          ("store", "MB", ["store_mb"]))
 
 
 def plot(results: list[dict], path: Path) -> list[str]:
@@ -173,7 +181,8 @@ def plot(results: list[dict], path: Path) -> list[str]:
     for ax, (title, unit, fields) in zip(axes.flat, PANELS):
         for store in sorted({r.get("store", "embedded") for r in results}):
             for name in fields:
-                points = sorted((r["papers"], r[name]) for r in results if r.get("store", "embedded") == store and r.get(name))
+                points = sorted((r["papers"], r[name]) for r in results
+                                if r.get("store", "embedded") == store and r.get(name))
                 if points:
                     ax.plot(*zip(*points), marker="o", label=f"{name} ({store})")
         ax.set(title=title, xlabel="papers", ylabel=unit)
@@ -194,9 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000])
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--work", type=Path, default=None, help="folder for corpora and stores (default: a temp folder)")
-    parser.add_argument("--reuse", action="store_true", help="a store already in --work is measured as is (search only, no ingest)")
-    parser.add_argument("--server", action="store_true", help="index into and search a chroma server started for the run")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="folder for corpora and stores (default: a temp folder)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="a store already in --work is measured as is (search only, no ingest)")
+    parser.add_argument("--server", action="store_true",
+                        help="index into and search a chroma server started for the run")
     parser.add_argument("--plot", type=Path, nargs="+", metavar="REPORT",
                         help="only plot these reports' results together (into --out, a .png), measuring nothing")
     args = parser.parse_args(argv)
@@ -217,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
             results.append(measure(n, work, args.reuse, args.server))
             print(json.dumps(results[-1]), flush=True)
     if args.out:
-        args.out.write_text(json.dumps({"machine": os.uname().machine, "cpus": os.cpu_count(), "results": results}, indent=1))
+        args.out.write_text(json.dumps({"machine": os.uname().machine, "cpus": os.cpu_count(), "results": results},
+                                       indent=1))
         plot(results, args.out.with_suffix(".png"))
     return 0
 

@@ -27,7 +27,8 @@ from ragqa.text.clean import method_name
 from ragqa.text.terms import terms
 
 TEMPLATES = {
-    "topic-list": ["Which papers study {t}?", "Is there work on {t}?", "Are there papers about {t}?", "What does the collection have on {t}?"],
+    "topic-list": ["Which papers study {t}?", "Is there work on {t}?", "Are there papers about {t}?",
+                   "What does the collection have on {t}?"],
     "topic-explain": ["{t}", "What is known about {t}?", "How do researchers approach {t}?"],
     "method": ["What is {m} and what does it do?", "How does {m} work?", "What did the {m} paper find?"],
     "span": ["Is there a paper that {s}?", "How can one {s}?", "{s}"],
@@ -116,7 +117,8 @@ def generated_questions(generated: tuple, indexed, held) -> list[Question]:
     for g in generated:
         pid = g.gold[0] if g.gold else None
         if pid in indexed_ids or pid in held_ids:
-            out.append(Question(generated_id(g.id, pid), g.question, "generated", (pid,) if pid in indexed_ids else None, pid))
+            out.append(Question(generated_id(g.id, pid), g.question, "generated",
+                                (pid,) if pid in indexed_ids else None, pid))
     return out
 
 
@@ -133,7 +135,8 @@ def build(pipeline_factory, corpus: Path, fraction: float, seed: int, limit: int
     return pipeline, questions + generated_questions(generated, indexed, held)
 
 
-def add_generated(pipeline_factory, corpus: Path, fraction: float, seed: int, rows: list[dict], generated: tuple) -> list[dict]:
+def add_generated(pipeline_factory, corpus: Path, fraction: float, seed: int, rows: list[dict],
+                  generated: tuple) -> list[dict]:
     """`rows` (saved by an earlier run) plus the features of the written questions they do not hold yet."""
     if not generated:
         return rows
@@ -195,7 +198,8 @@ def _model_x(rows: list[dict]) -> None:
     columns are derived from a question's candidates, as at answer time)."""
     for r in rows:
         if r.get("features", MEASURED) != FEATURES:
-            if r["x"] and len(r["x"][0]) < len(MEASURED):  # saved before qlen was measured: it is the question's, as at answer time
+            # saved before qlen was measured: it is the question's, as at answer time
+            if r["x"] and len(r["x"][0]) < len(MEASURED):
                 qlen = float(len(set(terms(r["question"]))))
                 r["x"] = [v + [qlen] for v in r["x"]]
             cols = {f: [v[MEASURED.index(f)] for v in r["x"]] for f in MEASURED}
@@ -218,7 +222,8 @@ def _model(kind: str, seed: int):
 
     if kind == "logistic":
         return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=2000))
-    # sklearn-like defaults, not searched: 200 rounds at 0.05, 15 leaves; monotone constraints from the features' meaning
+    # sklearn-like defaults, not searched: 200 rounds at 0.05,
+    # 15 leaves; monotone constraints from the features' meaning
     return HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, max_leaf_nodes=15, l2_regularization=1.0,
                                           monotonic_cst=[MONOTONE[f] for f in FEATURES], random_state=seed)
 
@@ -232,7 +237,8 @@ def _as_calibration(model, kind: str, embed_model: str, x: np.ndarray) -> Calibr
                                   coef=tuple(logistic.coef_[0]), intercept=float(logistic.intercept_[0]))
     else:
         trees = tuple({"feature": n["feature_idx"].tolist(), "threshold": n["num_threshold"].tolist(),
-                       "left": n["left"].tolist(), "right": n["right"].tolist(), "leaf": n["is_leaf"].astype(bool).tolist(),
+                       "left": n["left"].tolist(), "right": n["right"].tolist(),
+                       "leaf": n["is_leaf"].astype(bool).tolist(),
                        "value": n["value"].tolist()} for n in (p[0].nodes for p in model._predictors))
         calibration = Calibration(**base, mean=(), scale=(), coef=(), intercept=0.0, trees=trees,
                                   baseline=float(np.ravel(model._baseline_prediction)[0]))
@@ -243,13 +249,15 @@ def _as_calibration(model, kind: str, embed_model: str, x: np.ndarray) -> Calibr
 
 
 def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed: int,
-        list_recall: float = 0.9, operating_forms: tuple[str, ...] = HUMAN_FORMS, kind: str = "trees") -> tuple[Calibration, dict]:
+        list_recall: float = 0.9, operating_forms: tuple[str, ...] = HUMAN_FORMS,
+        kind: str = "trees") -> tuple[Calibration, dict]:
     from sklearn.model_selection import GroupKFold, cross_val_predict
 
     x = np.array([v for r in rows for v in r["x"]])
     y = np.array([v for r in rows for v in r["y"]])
     groups = np.array([r["paper"] for r in rows for _ in r["x"]])
-    cv = cross_val_predict(_model(kind, seed), x, y, groups=groups, cv=GroupKFold(n_splits=5), method="predict_proba")[:, 1]
+    cv = cross_val_predict(_model(kind, seed), x, y, groups=groups, cv=GroupKFold(n_splits=5),
+                           method="predict_proba")[:, 1]
     calibration = _as_calibration(_model(kind, seed).fit(x, y), kind, embed_model, x)
     # operating points from cross-validated probabilities, never from the fitted model's own rows
     offset, best_cv, row_of = 0, [], []
@@ -267,7 +275,8 @@ def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed
     answerable = np.array([r["gold"] is not None and any(r["y"]) for r in rows]) & human
     gated = np.array([bool(r["gate"]) for r in rows])
     scores = np.array(best_cv)
-    # a question that names an indexed paper is answered whatever its P (answerability.judge): it spends none of the budget
+    # a question that names an indexed paper is answered whatever
+    # its P (answerability.judge): it spends none of the budget
     ok = answerable & ~gated & ~np.array([_names_a_paper(r) for r in rows], dtype=bool)
     # the highest threshold whose false abstention (gate included) stays within the target
     allowed = int(np.floor(target_false_abstention * answerable.sum())) - int((answerable & gated).sum())
@@ -276,8 +285,10 @@ def fit(rows: list[dict], embed_model: str, target_false_abstention: float, seed
     # list membership: the paper-level threshold at which cross-validated recall of answering papers reaches
     # list_recall (the list target); a question answered with no paper above it is answered from its best paper
     positives = np.sort(cv[(y == 1) & human[np.array(row_of, dtype=int)]])
-    list_threshold = float(positives[int(np.floor((1 - list_recall) * len(positives)))]) if len(positives) else answer_threshold
-    calibration = replace(calibration, answer_threshold=round(answer_threshold, 4), list_threshold=round(list_threshold, 4))
+    list_threshold = (float(positives[int(np.floor((1 - list_recall) * len(positives)))]) if len(positives)
+                      else answer_threshold)
+    calibration = replace(calibration, answer_threshold=round(answer_threshold, 4),
+                          list_threshold=round(list_threshold, 4))
     return calibration, {"cv_question_scores": best_cv}
 
 
@@ -306,11 +317,13 @@ def evaluate(calibration: Calibration, rows: list[dict], scores: list[float] | N
         a, u = mask & answerable, mask & ~answerable
         form = {"false_abstention": f"{int((a & ~np.array(decided, dtype=bool)).sum())}/{int(a.sum())}",
                 "near_miss_abstention": f"{int((u & ~np.array(decided, dtype=bool)).sum())}/{int(u.sum())}"}
-        if a.any() and u.any():  # the form's own ROC AUC: how well P separates its answerable from its near-miss questions
+        # the form's own ROC AUC: how well P separates its answerable from its near-miss questions
+        if a.any() and u.any():
             form["roc_auc"] = round(float(roc_auc_score(answerable[mask], np.array(best)[mask])), 4)
         return form
     out.update(rates(np.ones(len(rows), bool)))
-    out["by_form"] = {f: rates(np.array([r["form"] == f for r in rows], dtype=bool)) for f in sorted({r["form"] for r in rows})}
+    out["by_form"] = {f: rates(np.array([r["form"] == f for r in rows], dtype=bool))
+                      for f in sorted({r["form"] for r in rows})}
     out["gold_listed"] = _list_recall(calibration, rows)
     out["_best"] = best
     return out
@@ -322,7 +335,8 @@ def check_rows(pipeline, path: Path) -> list[dict]:
     from .dataset import load_dataset
 
     questions = [q for q in load_dataset(path) if not q.history and q.lang == "en"]
-    return featurise(pipeline, [Question(q.id, q.question, q.kind or q.type, tuple(q.gold) or None, q.id) for q in questions], progress=False)
+    return featurise(pipeline, [Question(q.id, q.question, q.kind or q.type, tuple(q.gold) or None, q.id)
+                                for q in questions], progress=False)
 
 
 def check_dataset(calibration: Calibration, rows: list[dict]) -> dict:
@@ -389,8 +403,8 @@ def calibrate(args) -> Path:
     embedder, ingest_embedder = shared.embedder, shared.ingest_embedder
 
     def factory(prefix):
-        return Pipeline(base if prefix is None else base.model_copy(update={"collection_prefix": prefix}), embedder=embedder,
-                        ingest_embedder=ingest_embedder)
+        return Pipeline(base if prefix is None else base.model_copy(update={"collection_prefix": prefix}),
+                        embedder=embedder, ingest_embedder=ingest_embedder)
     cached = _cached_rows(args.rows) if args.rows else {}
     generated = read_generated(args.generated)
     if cached:  # refit on the features of an earlier run (same corpora and settings), plus written questions it lacks
@@ -408,34 +422,41 @@ def calibrate(args) -> Path:
     embed_name = factory(None).embed_name
     evaluated = getattr(args, "evaluate", None)  # a calibration file measured, not fitted
     if evaluated:  # its calibration part is the one it was fitted on (in sample)
-        calibration, extra = Calibration.from_json(json.loads(evaluated.read_text(encoding="utf-8"))), {"cv_question_scores": None}
+        calibration, extra = (Calibration.from_json(json.loads(evaluated.read_text(encoding="utf-8"))),
+                              {"cv_question_scores": None})
     else:
         calibration, extra = fit(calib_rows, embed_name, args.target, args.seed, args.list_recall,
                                  {"all": (), "written": ("generated",)}.get(args.operating_on, HUMAN_FORMS), args.model)
         calibration = replace(calibration, source=(
-            f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} --fraction {args.fraction} --seed {args.seed} "
-            f"--target {args.target} --list-recall {args.list_recall} --operating-on {args.operating_on} --model {args.model} "
-            f"--limit {args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])}"
-            f"{' --generated ' + ' '.join(Path(g).name for g in args.generated) if args.generated else ''} (git {git_revision()})"))
+            f"ragqa eval calibrate --corpus {args.corpus.name}{''.join(' --beir ' + b.name for b in args.beir or [])} "
+            f"--fraction {args.fraction} --seed {args.seed} --target {args.target} --list-recall {args.list_recall} "
+            f"--operating-on {args.operating_on} --model {args.model} --limit "
+            f"{args.limit}{''.join(' --transfer ' + t.name for t in args.transfer or [])}"
+            f"{' --generated ' + ' '.join(Path(g).name for g in args.generated) if args.generated else ''} (git "
+            f"{git_revision()})"))
     report = {"corpus": str(args.corpus.name), "embed_model": embed_name, "calibration": calibration.to_json(),
               "questions_by_form": dict(Counter(r["form"] for r in rows)),
               "calibration_split": evaluate(calibration, calib_rows, extra["cv_question_scores"]),
               "held_out_split": evaluate(calibration, test_rows)}
     if evaluated:
         report["evaluated"] = f"{evaluated.name}, measured on these rows, not fitted (git {git_revision()})"
-    series = {("calibration split (in sample)" if evaluated else "calibration split (5-fold CV)"): ([r["gold"] is not None for r in calib_rows], report["calibration_split"].pop("_best")),
-              "held-out split": ([r["gold"] is not None for r in test_rows], report["held_out_split"].pop("_best"))}
+    series = {
+        ("calibration split (in sample)" if evaluated else "calibration split (5-fold CV)"): (
+            [r["gold"] is not None for r in calib_rows], report["calibration_split"].pop("_best")),
+        "held-out split": ([r["gold"] is not None for r in test_rows], report["held_out_split"].pop("_best"))}
     transfer_rows = {}
     for transfer in args.transfer or []:
         if transfer.name in cached:
             trows = add_generated(factory, transfer, args.fraction, args.seed, cached[transfer.name], generated)
         else:
-            tp, tq = build(factory, transfer, args.fraction, args.seed, args.transfer_limit or args.limit, generated=generated)
+            tp, tq = build(factory, transfer, args.fraction, args.seed, args.transfer_limit or args.limit,
+                           generated=generated)
             trows = featurise(tp, tq)
         transfer_rows[transfer.name] = json.loads(json.dumps(trows))
         _model_x(trows)
         report[f"transfer:{transfer.name}"] = evaluate(calibration, trows)
-        series[f"transfer: {transfer.stem}"] = ([r["gold"] is not None for r in trows], report[f"transfer:{transfer.name}"].pop("_best"))
+        series[f"transfer: {transfer.stem}"] = ([r["gold"] is not None for r in trows],
+                                                report[f"transfer:{transfer.name}"].pop("_best"))
     for dataset in args.check or []:  # saved with the report, so a --rows refit reports them without the index
         name = f"check-{dataset.name}"
         transfer_rows[name] = cached.get(name) or check_rows(factory(None), dataset)
@@ -467,19 +488,25 @@ def _markdown(report: dict, out: Path) -> str:
     c = report["calibration"]
     lines = [f"# Answerability calibration: {report['embed_model']} on {report['corpus']}", "",
              f"Command: `{c['source']}`", f"Calibration file: `{out.name}`", "",
-             *([f"**Measured, not fitted**: {report['evaluated']}; its calibration split is the part it was fitted on (in sample).", ""]
+             *([f"**Measured, not fitted**: {report['evaluated']}; its calibration split is the part it was fitted on "
+                "(in sample).", ""]
                if report.get("evaluated") else []),
-             f"Operating point: answer when the best paper's P >= {c['answer_threshold']}; list papers with P >= {c['list_threshold']}.", "",
+             f"Operating point: answer when the best paper's P >= {c['answer_threshold']}; list papers with P >= "
+             f"{c['list_threshold']}.", "",
              f"Model: {Calibration.from_json(c).describe()}", "",
              f"Questions by form: {report['questions_by_form']}", "",
-             "| split | questions | ROC AUC | false abstention | near-miss abstention | gold listed |", "|---|---|---|---|---|---|"]
+             "| split | questions | ROC AUC | false abstention | near-miss abstention | gold listed |",
+             "|---|---|---|---|---|---|"]
     splits = [(k, v) for k, v in report.items() if isinstance(v, dict) and "roc_auc" in v]
     for name, s in splits:
-        lines.append(f"| {name} | {s['questions']} | {s.get('roc_auc')} | {s['false_abstention']} | {s['near_miss_abstention']} | {s['gold_listed']} |")
-    lines += ["", "Per form (false abstention on answerable / abstention on near-miss, ROC AUC where the form has both), "
+        lines.append(f"| {name} | {s['questions']} | {s.get('roc_auc')} | {s['false_abstention']} | "
+                     f"{s['near_miss_abstention']} | {s['gold_listed']} |")
+    lines += ["",
+              "Per form (false abstention on answerable / abstention on near-miss, ROC AUC where the form has both), "
               f"all at the one operating point P >= {c['answer_threshold']}:", ""]
     for name, s in splits:
         lines.append(f"- {name}: " + "; ".join(f"{f} {v['false_abstention']} / {v['near_miss_abstention']}"
-                                               + (f" (AUC {v['roc_auc']})" if "roc_auc" in v else "") for f, v in s["by_form"].items()))
+                                               + (f" (AUC {v['roc_auc']})" if "roc_auc" in v else "")
+                                               for f, v in s["by_form"].items()))
     lines += ["", "![ROC](roc.png)", ""]
     return "\n".join(lines)

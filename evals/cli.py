@@ -41,8 +41,10 @@ def add_eval_command(sub) -> None:
     r.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
     a = ev.add_parser("answers", help="citation validity/precision/recall, abstention, latency")
-    a.add_argument("--dataset", type=Path, nargs="+", required=True, help="one or more JSONL sets (ids prefixed by set when several)")
-    a.add_argument("--lang", default=None, help="only the questions in this language (en, zh); repeats across sets asked once")
+    a.add_argument("--dataset", type=Path, nargs="+", required=True,
+                   help="one or more JSONL sets (ids prefixed by set when several)")
+    a.add_argument("--lang", default=None,
+                   help="only the questions in this language (en, zh); repeats across sets asked once")
     a.add_argument("--fast", action="store_true")
     a.add_argument("--limit", type=int, default=None)
     a.add_argument("--json", action="store_true")
@@ -64,7 +66,9 @@ def add_eval_command(sub) -> None:
     g.add_argument("--out", type=Path, default=Path("evals/datasets/generated.jsonl"))
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--fast", action="store_true", help="write questions with the small model")
-    m = ev.add_parser("metadata", help="metadata/aggregate questions: exact counts, listed-set F1, nDCG@10, ambiguous/unknown authors")
+    m = ev.add_parser("metadata",
+                      help="metadata/aggregate questions: exact counts, listed-set F1, nDCG@10, "
+                           "ambiguous/unknown authors")
     m.add_argument("--dataset", type=Path, default=ROOT / "evals" / "datasets" / "metadata.jsonl")
     m.add_argument("--out", type=Path, default=None, help="also write the per-question rows here")
     f = ev.add_parser("facts", help="fact recall of the answers in an earlier answer report")
@@ -73,25 +77,33 @@ def add_eval_command(sub) -> None:
     f.add_argument("--own-part", action="store_true",
                    help="key facts from each gold paper's own part first (its 'we ...' sentences), background last")
 
-    k = ev.add_parser("calibrate", help="fit the answerability model on questions built from a corpus (writes the calibration file)")
-    k.add_argument("--corpus", type=Path, required=True, help="JSONL/CSV corpus: part is indexed, the rest makes near-miss questions")
+    k = ev.add_parser("calibrate",
+                      help="fit the answerability model on questions built from a corpus (writes the calibration file)")
+    k.add_argument("--corpus", type=Path, required=True,
+                   help="JSONL/CSV corpus: part is indexed, the rest makes near-miss questions")
     k.add_argument("--transfer", type=Path, nargs="*", default=None, help="other corpora to check the fitted model on")
-    k.add_argument("--beir", type=Path, nargs="*", default=None, help="BEIR folders whose human-written queries join the calibration set")
+    k.add_argument("--beir", type=Path, nargs="*", default=None,
+                   help="BEIR folders whose human-written queries join the calibration set")
     k.add_argument("--generated", type=Path, nargs="*", default=None,
-                   help="`ragqa eval generate` files over --corpus / --transfer papers: paraphrased questions that join the set")
-    k.add_argument("--rows", type=Path, default=None, help="an earlier calibration report folder: refit on its saved features")
+                   help="`ragqa eval generate` files over --corpus / --transfer papers: paraphrased questions that "
+                        "join the set")
+    k.add_argument("--rows", type=Path, default=None,
+                   help="an earlier calibration report folder: refit on its saved features")
     k.add_argument("--evaluate", type=Path, default=None, metavar="CALIBRATION",
-                   help="measure this calibration file on the rows instead of fitting one (e.g. the shipped one after a code change)")
-    k.add_argument("--check", type=Path, nargs="*", default=None, help="hand-written datasets to report the fitted model's decisions on (bundled index)")
+                   help="measure this calibration file on the rows instead of fitting one (e.g. the shipped one after "
+                        "a code change)")
+    k.add_argument("--check", type=Path, nargs="*", default=None,
+                   help="hand-written datasets to report the fitted model's decisions on (bundled index)")
     k.add_argument("--transfer-limit", type=int, default=None, help="at most N questions per transfer corpus")
     k.add_argument("--fraction", type=float, default=0.5, help="share of the corpus indexed")
     k.add_argument("--target", type=float, default=0.04, help="false abstention allowed at the operating point")
-    k.add_argument("--list-recall", type=float, default=0.9, help="share of answering papers a list must include (sets the list threshold)")
+    k.add_argument("--list-recall", type=float, default=0.9,
+                   help="share of answering papers a list must include (sets the list threshold)")
     k.add_argument("--model", choices=["trees", "logistic"], default="trees",
                    help="gradient-boosted trees, monotone in each feature (default), or a logistic model")
     k.add_argument("--operating-on", choices=["human", "written", "all"], default="human",
-                   help="set the operating points on the human-written (--beir) and generated (--generated) questions, on the "
-                        "generated ones alone (written), or on all")
+                   help="set the operating points on the human-written (--beir) and generated (--generated) questions, "
+                        "on the generated ones alone (written), or on all")
     k.add_argument("--seed", type=int, default=0)
     k.add_argument("--limit", type=int, default=None, help="at most N questions per corpus")
     k.add_argument("--embed", default=None, help="embedding model (default: Settings')")
@@ -129,11 +141,14 @@ def _print_dataset_result(result: dict) -> None:
     print("  " + "  ".join(f"{m}={v:.3f}" for m, v in o.items()))
     for group in ("by_type", "by_lang"):
         for key, v in result[group].items():
-            print(f"  {group[3:]}={key:<13} n={v['n']:<3} R@3={v['recall@3']:.3f} R@10={v['recall@10']:.3f} MRR@10={v['mrr@10']:.3f} nDCG@10={v['ndcg@10']:.3f}")
+            print(f"  {group[3:]}={key:<13} n={v['n']:<3} R@3={v['recall@3']:.3f} R@10={v['recall@10']:.3f} "
+                  f"MRR@10={v['mrr@10']:.3f} nDCG@10={v['ndcg@10']:.3f}")
     a = result["abstention_signal"]
-    print(f"  threshold {a['threshold']}: {a['unanswerable_below']:.0%} of unanswerable and {a['answerable_below']:.0%} of answerable questions score below it")
+    print(f"  threshold {a['threshold']}: {a['unanswerable_below']:.0%} of unanswerable and "
+          f"{a['answerable_below']:.0%} of answerable questions score below it")
     if result["errors"]:
-        print(f"  {len(result['errors'])} questions failed: " + "; ".join(f"{k}: {v}" for k, v in list(result["errors"].items())[:3]))
+        print(f"  {len(result['errors'])} questions failed: "
+              + "; ".join(f"{k}: {v}" for k, v in list(result["errors"].items())[:3]))
 
 
 def run(args) -> int:
@@ -149,13 +164,14 @@ def run(args) -> int:
         if args.beir:
             from .retrieval import run_beir
 
-            result = run_beir(_settings(**overrides), args.beir, args.split, modes=(args.mode or "hybrid",), limit=args.limit)
+            result = run_beir(_settings(**overrides), args.beir, args.split, modes=(args.mode or "hybrid",),
+                              limit=args.limit)
             if args.json:
                 print(json.dumps(result))
             else:
                 for mode, m in result["modes"].items():
-                    print(f"{result['dataset']} {args.split} ({result['queries']} queries, {result['corpus']} docs) {mode}: "
-                          + "  ".join(f"{k}={v}" for k, v in m.items()))
+                    print(f"{result['dataset']} {args.split} ({result['queries']} queries, {result['corpus']} docs) "
+                          f"{mode}: " + "  ".join(f"{k}={v}" for k, v in m.items()))
             return 0
         from .retrieval import run_dataset
 
@@ -180,7 +196,8 @@ def run(args) -> int:
         if args.out:
             args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False), encoding="utf-8")
         summary = {k: v for k, v in result.items() if k != "rows"}
-        print(json.dumps(summary, ensure_ascii=False) if args.json else json.dumps(summary, indent=1, ensure_ascii=False))
+        print(json.dumps(summary, ensure_ascii=False) if args.json
+              else json.dumps(summary, indent=1, ensure_ascii=False))
         return 0
     if args.eval_command == "compare":
         from .compare import compare

@@ -35,7 +35,8 @@ def compare(args):
     if bool(args.dataset) == bool(args.beir):
         raise QueryError("Give exactly one of --dataset FILE.jsonl or --beir DIR.")
     base = Settings(**({"vectorstore_dir": args.store} if args.store else {}))
-    stamp = {"git": git_revision(), "llm_for_translation": base.fast_llm_model if base.rewrite_with_fast_model else base.llm_model,
+    stamp = {"git": git_revision(),
+             "llm_for_translation": base.fast_llm_model if base.rewrite_with_fast_model else base.llm_model,
              "rrf_k": base.rrf_k,
              "candidates": base.candidates, "default_chunking": f"{base.chunk_size}/{base.chunk_overlap} cl100k"}
     results = {}

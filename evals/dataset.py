@@ -21,7 +21,8 @@ class EvalQuestion:
     lang: str = "en"
     history: tuple[str, ...] = ()
     filters: dict = field(default_factory=dict)
-    kind: str = ""  # unanswerable: off-topic (not ML), named (a paper by name that is not indexed), near-miss (ML topic not covered)
+    # unanswerable: off-topic (not ML), named (a paper by name that is not indexed), near-miss (ML topic not covered)
+    kind: str = ""
 
 
 def load_dataset(path: Path) -> list[EvalQuestion]:
@@ -83,7 +84,8 @@ def load_beir(folder: Path, split: str) -> BeirSet:
     qrels_path = folder / "qrels" / f"{split}.tsv"
     for needed in (folder / "corpus.jsonl", folder / "queries.jsonl", qrels_path):
         if not needed.is_file():
-            raise QueryError(f"BEIR folder {folder}: {needed.name} is missing (split {split!r}). Expected corpus.jsonl, queries.jsonl, qrels/{split}.tsv.")
+            raise QueryError(f"BEIR folder {folder}: {needed.name} is missing (split {split!r}). Expected "
+                             f"corpus.jsonl, queries.jsonl, qrels/{split}.tsv.")
     corpus = [json.loads(l) for l in (folder / "corpus.jsonl").read_text("utf-8").splitlines() if l.strip()]
     qrels: dict[str, dict[str, int]] = {}
     with open(qrels_path, encoding="utf-8") as f:

@@ -83,10 +83,12 @@ class Handler(BaseHTTPRequestHandler):
             delta = {"content": word + (" " if i < len(words) - 1 else "")}
             if i == 0:
                 delta["role"] = "assistant"
-            chunk = {**base, "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+            chunk = {**base, "object": "chat.completion.chunk",
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
             self.wfile.flush()
-        end = {**base, "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        end = {**base, "object": "chat.completion.chunk",
+               "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
         self.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
         self.wfile.flush()
 

@@ -66,5 +66,6 @@ def generate(args) -> int:
     with open(args.out, "w", encoding="utf-8") as f:
         for row in kept:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"rejected: {rejected['copied']} copied the abstract's wording, {rejected['malformed']} malformed or not standalone", file=sys.stderr)
+    print(f"rejected: {rejected['copied']} copied the abstract's wording, {rejected['malformed']} "
+          "malformed or not standalone", file=sys.stderr)
     return len(kept)

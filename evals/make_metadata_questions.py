@@ -32,17 +32,19 @@ def load() -> dict[str, dict]:
     for name, venue in (("iclr2024.jsonl", "ICLR 2024"), ("icml2024.jsonl", "ICML 2024")):
         for line in (CORPORA / name).read_text("utf-8").splitlines():
             r = json.loads(line)
-            papers[paper_id(r["abstract"])] = {"venue": venue, "authors": list(r["authors"]), "status": r.get("status"), "title": r.get("title"),
-                                               "labels": labels_of(r)}
+            papers[paper_id(r["abstract"])] = {"venue": venue, "authors": list(r["authors"]), "status": r.get("status"),
+                                               "title": r.get("title"), "labels": labels_of(r)}
     titles = {re.sub(r"\s+", " ", t["abstract_prefix"].strip())[:80].rstrip(): t
               for t in map(json.loads, (ROOT / "data" / "metadata" / "titles.jsonl").read_text("utf-8").splitlines())}
-    venue_of = {name: facts.get("venue") for name, facts in json.loads((ROOT / "data" / "manifest.json").read_text("utf-8"))["files"].items()}
+    venue_of = {name: facts.get("venue")
+                for name, facts in json.loads((ROOT / "data" / "manifest.json").read_text("utf-8"))["files"].items()}
     for path in sorted((ROOT / "data").glob("*.txt")):
         for para in re.split(r"\n\s*\n", path.read_text("utf-8").strip())[1:]:
             row = titles.get(re.sub(r"\s+", " ", para.strip())[:80].rstrip())
             if row and len(para.split()) > 40:
                 pid = paper_id(para)
-                known = papers.setdefault(pid, {"venue": row.get("venue") or venue_of.get(path.name), "authors": [], "status": None, "labels": {"areas": [], "keywords": []}})
+                known = papers.setdefault(pid, {"venue": row.get("venue") or venue_of.get(path.name), "authors": [],
+                                                "status": None, "labels": {"areas": [], "keywords": []}})
                 if len(row.get("authors") or []) > len(known["authors"]):
                     known["authors"] = list(row["authors"])
                 known["status"] = known["status"] or row.get("status")
@@ -102,14 +104,16 @@ def build(seed: int) -> list[dict]:
     prolific = sorted(a for a, ids in by_author.items() if 3 <= len(ids) <= 12 and len(a.split()) >= 2)
     for a in rng.sample(prolific, 12):
         add("author", rng.choice(["What did {a} publish here?", "Which papers by {a} are indexed?",
-                                  "List the papers of {a}.", "Show me {a}'s papers."]).format(a=a), by_author[a], "list")
+                                  "List the papers of {a}.", "Show me {a}'s papers."]).format(a=a), by_author[a],
+            "list")
     for a in rng.sample(prolific, 4):
         add("author-zh", f"{a} 发表了哪些论文？", by_author[a], "list")
     for a in rng.sample(prolific, 6):
         add("author-count", f"How many papers by {a} are in the collection?", by_author[a], "count")
     unique_surname = [a for a in prolific if len(surnames[fold(a.split()[-1])]) == 1 and len(a.split()[-1]) >= 5]
     for a in rng.sample(unique_surname, 6):
-        add("surname", f"Which papers are by {a.split()[-1][:1].upper() + a.split()[-1][1:]} et al.?", by_author[a], "list")
+        add("surname", f"Which papers are by {a.split()[-1][:1].upper() + a.split()[-1][1:]} et al.?", by_author[a],
+            "list")
     for venue in ("ICLR 2024", "ICML 2024"):
         for status in ("Oral", "Spotlight"):
             ids = [pid for pid, p in papers.items() if p["venue"] == venue and p["status"] == status]
@@ -134,13 +138,15 @@ def build(seed: int) -> list[dict]:
         add("area-zh", f"ICLR 2024 中 {area} 领域的论文有多少篇？", labelled(papers, area, "ICLR 2024"), "count")
     kw = collections.Counter(text.lower() for p in iclr for text, w in p["labels"]["keywords"] if len(w) >= 2)
     for k in rng.sample(sorted(k for k, n in kw.items() if 8 <= n <= 60), 4):
-        add("keyword-count", f"How many ICLR 2024 papers have the keyword {k}?", labelled(papers, k, "ICLR 2024"), "count")
+        add("keyword-count", f"How many ICLR 2024 papers have the keyword {k}?", labelled(papers, k, "ICLR 2024"),
+            "count")
     # semantic counts: a subject asked about without a cue; gold = the papers whose own labels (topic, keywords) or
     # title carry it, word for word: the authors' own judgement of what the paper is about
     for k in rng.sample(sorted(k for k, n in kw.items() if 8 <= n <= 40), 6):
         gold = labelled(papers, k, "ICLR 2024") | {pid for pid, p in papers.items() if p["venue"] == "ICLR 2024" and
                                                    _contains(words(p.get("title") or ""), words(k))}
-        add("semantic-count", rng.choice(["How many ICLR 2024 papers study {k}?", "Which ICLR 2024 papers are about {k}?"]).format(k=k),
+        add("semantic-count",
+            rng.choice(["How many ICLR 2024 papers study {k}?", "Which ICLR 2024 papers are about {k}?"]).format(k=k),
             gold, "semantic")
     # group-by over a metadata filter: the whole table is gold
     for status in ("Oral", "Spotlight"):

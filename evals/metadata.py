@@ -20,10 +20,12 @@ def load_metadata_questions(path: Path) -> list[dict]:
     for number, line in enumerate(Path(path).read_text("utf-8").splitlines(), 1):
         try:
             row = json.loads(line)
-            if row["expect"] not in ("list", "count", "semantic", "group", "ambiguous", "unknown") or not isinstance(row["gold"], list):
+            if (row["expect"] not in ("list", "count", "semantic", "group", "ambiguous", "unknown")
+                or not isinstance(row["gold"], list)):
                 raise ValueError
         except (ValueError, KeyError, TypeError):
-            raise QueryError(f"{path} line {number}: needs id, question, expect (list|count|semantic|group|ambiguous|unknown), gold, count.") from None
+            raise QueryError(f"{path} line {number}: needs id, question, expect "
+                             "(list|count|semantic|group|ambiguous|unknown), gold, count.") from None
         rows.append(row)
     return rows
 
@@ -78,7 +80,8 @@ def run_metadata(pipeline, rows: list[dict]) -> dict:
     semantic = [r["semantic_f1"] for r in out_rows if "semantic_f1" in r]
     return {
         "questions": len(rows), "exact_count": f"{sum(r['exact_count'] for r in counted)}/{len(counted)}",
-        "list_f1_mean": round(sum(f1s) / len(f1s), 4) if f1s else None, "ndcg@10": means["ndcg@10"], "recall@10": means["recall@10"],
+        "list_f1_mean": round(sum(f1s) / len(f1s), 4) if f1s else None, "ndcg@10": means["ndcg@10"],
+        "recall@10": means["recall@10"],
         "semantic_f1_mean": round(sum(semantic) / len(semantic), 4) if semantic else None,
         "ambiguous_or_unknown_correct": f"{sum(r['correct'] for r in replies)}/{len(replies)}",
         "latency_p50_s": percentile(seconds, 0.5), "latency_p95_s": percentile(seconds, 0.95),

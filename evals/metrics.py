@@ -6,7 +6,8 @@ import math
 METRICS = ["recall@1", "recall@3", "recall@5", "recall@10", "mrr@10", "ndcg@10"]
 
 
-def ir_metrics(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], metrics=METRICS) -> tuple[dict, dict]:
+def ir_metrics(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]],
+               metrics=METRICS) -> tuple[dict, dict]:
     """-> (mean per metric, per-query values per metric). Queries with no gold are not scored."""
     from ranx import Qrels, Run, evaluate
 

@@ -12,8 +12,10 @@ KS = [1, 3, 5, 10]
 
 def git_revision() -> str:
     try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
+                               text=True).stdout.strip()
         return rev + ("+dirty" if dirty else "")
     except Exception:
         return "unknown"
@@ -32,7 +34,8 @@ def _table(rows: list[list], header: list[str]) -> str:
     return "\n".join(lines)
 
 
-def write_compare_report(folder: Path, title: str, results: dict[str, dict], stamp: dict, kind: str = "dataset") -> Path:
+def write_compare_report(folder: Path, title: str, results: dict[str, dict], stamp: dict,
+                         kind: str = "dataset") -> Path:
     """results: config name -> run_dataset() output (kind='dataset') or BEIR mode metrics (kind='beir')."""
     import matplotlib
 
@@ -41,7 +44,8 @@ def write_compare_report(folder: Path, title: str, results: dict[str, dict], sta
 
     md = [f"# {title}", "", "Stamp: " + ", ".join(f"{k}={v}" for k, v in stamp.items()), ""]
     if kind == "dataset":
-        header = ["config", *[f"R@{k}" for k in KS], "MRR@10", "nDCG@10", "p50 s", "unanswerable below threshold", "answerable below threshold"]
+        header = ["config", *[f"R@{k}" for k in KS], "MRR@10", "nDCG@10", "p50 s", "unanswerable below threshold",
+                  "answerable below threshold"]
         rows = []
         for name, r in results.items():
             o, a = r["overall"], r["abstention_signal"]
@@ -50,28 +54,34 @@ def write_compare_report(folder: Path, title: str, results: dict[str, dict], sta
         md += [_table(rows, header), ""]
         types = sorted({t for r in results.values() for t in r["by_type"]})
         md += ["## Recall@10 by question type", "",
-               _table([[n, *[f"{r['by_type'].get(t, {}).get('recall@10', float('nan')):.3f}" for t in types]] for n, r in results.items()],
-                      ["config", *[f"{t} (n={next(iter(results.values()))['by_type'].get(t, {}).get('n', 0)})" for t in types]]), ""]
+               _table([[n, *[f"{r['by_type'].get(t, {}).get('recall@10', float('nan')):.3f}" for t in types]]
+                       for n, r in results.items()],
+                      ["config", *[f"{t} (n={next(iter(results.values()))['by_type'].get(t, {}).get('n', 0)})"
+                                   for t in types]]), ""]
         langs = sorted({l for r in results.values() for l in r["by_lang"]})
         md += ["## nDCG@10 by language", "",
-               _table([[n, *[f"{r['by_lang'].get(l, {}).get('ndcg@10', float('nan')):.3f}" for l in langs]] for n, r in results.items()],
+               _table([[n, *[f"{r['by_lang'].get(l, {}).get('ndcg@10', float('nan')):.3f}" for l in langs]]
+                       for n, r in results.items()],
                       ["config", *langs]), ""]
         fig, ax = plt.subplots(figsize=(6, 4))
         for name, r in results.items():
             ax.plot(KS, [r["overall"][f"recall@{k}"] for k in KS], marker="o", label=name)
-        ax.set_xlabel("k"), ax.set_ylabel("Recall@k"), ax.set_title(title), ax.set_ylim(0, 1), ax.grid(alpha=0.3), ax.legend(fontsize=8)
+        ax.set_xlabel("k"), ax.set_ylabel("Recall@k"), ax.set_title(title), ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3), ax.legend(fontsize=8)
         fig.tight_layout(), fig.savefig(folder / "recall_at_k.png", dpi=110), plt.close(fig)
         fig, ax = plt.subplots(figsize=(7, 4))
         width = 0.8 / max(1, len(results))
         for i, (name, r) in enumerate(results.items()):
-            ax.bar([j + i * width for j in range(len(types))], [r["by_type"].get(t, {}).get("recall@10", 0) for t in types], width, label=name)
+            ax.bar([j + i * width for j in range(len(types))],
+                   [r["by_type"].get(t, {}).get("recall@10", 0) for t in types], width, label=name)
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(types))], types, rotation=20)
         ax.set_ylabel("Recall@10"), ax.set_ylim(0, 1), ax.legend(fontsize=8), ax.set_title("Recall@10 by question type")
         fig.tight_layout(), fig.savefig(folder / "by_type.png", dpi=110), plt.close(fig)
         md += ["![recall@k](recall_at_k.png)", "", "![by type](by_type.png)", ""]
     else:
         header = ["config", "nDCG@10", "Recall@100", "Recall@10", "MRR@10", "p50 s"]
-        rows = [[n, f"{r['ndcg@10']:.3f}", f"{r['recall@100']:.3f}", f"{r['recall@10']:.3f}", f"{r['mrr@10']:.3f}", r["p50_s"]] for n, r in results.items()]
+        rows = [[n, f"{r['ndcg@10']:.3f}", f"{r['recall@100']:.3f}", f"{r['recall@10']:.3f}", f"{r['mrr@10']:.3f}",
+                 r["p50_s"]] for n, r in results.items()]
         md += [_table(rows, header), ""]
         fig, ax = plt.subplots(figsize=(6, 4))
         names = list(results)
@@ -82,7 +92,9 @@ def write_compare_report(folder: Path, title: str, results: dict[str, dict], sta
         md += ["![nDCG@10](ndcg.png)", ""]
     (folder / "report.md").write_text("\n".join(md), encoding="utf-8")
     slim = {n: {k: v for k, v in r.items() if k != "per_query"} for n, r in results.items()}
-    (folder / "report.json").write_text(json.dumps({"title": title, "stamp": stamp, "results": slim}, indent=1, ensure_ascii=False), encoding="utf-8")
+    (folder / "report.json").write_text(json.dumps({"title": title, "stamp": stamp, "results": slim}, indent=1,
+                                                   ensure_ascii=False), encoding="utf-8")
     if kind == "dataset":
-        (folder / "per_query.json").write_text(json.dumps({n: r.get("per_query", {}) for n, r in results.items()}, indent=1, ensure_ascii=False), encoding="utf-8")
+        (folder / "per_query.json").write_text(json.dumps({n: r.get("per_query", {}) for n, r in results.items()},
+                                                          indent=1, ensure_ascii=False), encoding="utf-8")
     return folder / "report.md"

@@ -14,7 +14,8 @@ from .dataset import EvalQuestion, load_beir
 from .metrics import METRICS, ir_metrics, percentile
 
 
-def run_dataset(pipeline, questions: list[EvalQuestion], k: int = 10, translate: bool = True, progress: bool = True) -> dict:
+def run_dataset(pipeline, questions: list[EvalQuestion], k: int = 10, translate: bool = True,
+                progress: bool = True) -> dict:
     """Search every question; -> {"overall", "by_type", "by_lang", "unanswerable", "latency", "per_query"}."""
     from tqdm import tqdm
 
@@ -53,7 +54,8 @@ def run_dataset(pipeline, questions: list[EvalQuestion], k: int = 10, translate:
     }
     out["latency"] = {"p50_s": percentile(latency, 0.5), "p95_s": percentile(latency, 0.95)}
     out["errors"] = errors
-    out["per_query"] = {q.id: {"type": q.type, "gold": list(q.gold), "top": list(run[q.id])[:k], "top_relevance": round(top_rel.get(q.id, 0.0), 4),
+    out["per_query"] = {q.id: {"type": q.type, "gold": list(q.gold), "top": list(run[q.id])[:k],
+                               "top_relevance": round(top_rel.get(q.id, 0.0), 4),
                                **{m: per[m].get(q.id) for m in ("recall@10", "mrr@10")}} for q in questions}
     return out
 
@@ -81,7 +83,8 @@ def beir_papers(beir, folder: Path):
     return papers, to_doc
 
 
-def run_beir(settings, folder: Path, split: str, modes=("hybrid",), progress: bool = True, limit: int | None = None) -> dict:
+def run_beir(settings, folder: Path, split: str, modes=("hybrid",), progress: bool = True,
+             limit: int | None = None) -> dict:
     """Index a BEIR corpus once into its own collection (keyed by corpus content + model), then
     score nDCG@10 and Recall@100 per retrieval mode, as BEIR reports them."""
     from tqdm import tqdm
@@ -106,7 +109,8 @@ def run_beir(settings, folder: Path, split: str, modes=("hybrid",), progress: bo
             result = pipeline.search(text, k=100, translate=False)
             latency.append(time.perf_counter() - start)
             run[qid] = {to_doc[h.paper_id]: float(100 - i) for i, h in enumerate(result.hits)}
-        means, _ = ir_metrics({q: beir.qrels[q] for q, _ in queries}, run, ["ndcg@10", "recall@100", "recall@10", "mrr@10"])
+        means, _ = ir_metrics({q: beir.qrels[q] for q, _ in queries}, run,
+                              ["ndcg@10", "recall@100", "recall@10", "mrr@10"])
         out["modes"][mode] = {**means, "p50_s": percentile(latency, 0.5)}
     return out
 

@@ -1,4 +1,5 @@
-"""Fit and check the topical relevance model (ragqa/answer/topical.py) on real topical labels: ICLR 2024's author keywords.
+"""Fit and check the topical relevance model (ragqa/answer/topical.py) on real topical labels: ICLR 2024's author \
+keywords.
 
 For each keyword held by 3 to 60 papers, one question ("Which papers study <keyword>?" and four other frames, one
 drawn per keyword); gold = the papers whose author keywords hold it (`strict`), plus those whose title or abstract
@@ -62,7 +63,8 @@ def held_out(keyword: str) -> bool:
 
 def loose_gold(keyword: str, strict: set[str], records: dict[str, dict]) -> set[str]:
     needle = f" {fold(keyword)} "
-    return strict | {pid for pid, r in records.items() if needle in f" {fold(r.get('title') or '')} {fold(r['abstract'])} "}
+    return strict | {pid for pid, r in records.items()
+                     if needle in f" {fold(r.get('title') or '')} {fold(r['abstract'])} "}
 
 
 def featurise(pipeline, questions: list[dict]) -> list[dict]:
@@ -140,11 +142,13 @@ def main(argv=None) -> int:
     rng = random.Random(args.seed)
     questions = []
     for keyword, strict in sorted(keywords.items()):
-        questions.append({"id": f"kw-{len(questions)}", "keyword": keyword, "split": "heldout" if held_out(keyword) else "fit",
+        questions.append({"id": f"kw-{len(questions)}", "keyword": keyword,
+                          "split": "heldout" if held_out(keyword) else "fit",
                           "question": rng.choice(FRAMES).format(keyword), "strict": sorted(strict),
                           "loose": sorted(loose_gold(keyword, strict, records))})
     if args.limit:
-        questions = [q for split in ("fit", "heldout") for q in [q for q in questions if q["split"] == split][:args.limit]]
+        questions = [q for split in ("fit", "heldout")
+                     for q in [q for q in questions if q["split"] == split][:args.limit]]
     args.out.mkdir(parents=True, exist_ok=True)
     cache = args.out / "rows.jsonl"
     if cache.exists():
@@ -165,16 +169,19 @@ def main(argv=None) -> int:
         return scores(which, listed_at(which, probs, point, labels=True))["precision"] or 0.0
 
     def band_precision(low, high, which):
-        inside = [(pid in set(r["loose"])) for r in which for pid, p in zip(r["ids"], probs[r["id"]]) if low <= p < high]
+        inside = [(pid in set(r["loose"])) for r in which for pid, p in zip(r["ids"], probs[r["id"]])
+                  if low <= p < high]
         return sum(inside) / len(inside) if inside else 1.0
 
     # on: the lowest point at which the fit keywords' lists (these papers + the labelled ones) reach precision 0.8 (the
     # issue's target); related: the lowest point below it whose band still holds more papers on the subject than not
     on_point = min((p for p in grid if precision_at(p, fit_rows) >= 0.8), default=grid[-1])
-    related_point = min((p for p in grid if p <= on_point and band_precision(p, on_point, fit_rows) >= 0.5), default=on_point)
+    related_point = min((p for p in grid if p <= on_point and band_precision(p, on_point, fit_rows) >= 0.5),
+                        default=on_point)
     model = TopicalModel("all-MiniLM-L6-v2", FEATURES, tuple(map(float, mean)), tuple(map(float, scale)),
                          tuple(map(float, coef)), intercept, on_point, related_point,
-                         source=f"evals/topical.py on {args.corpus.name}, {len(fit_rows)} fit keywords, seed {args.seed}")
+                         source=f"evals/topical.py on {args.corpus.name}, {len(fit_rows)} fit keywords, seed "
+                                f"{args.seed}")
     report = {"corpus": args.corpus.name, "keywords": len(keywords), "questions": len(rows),
               "gated": len(rows) - len(kept), "fit_questions": len(fit_rows), "heldout_questions": len(held_rows),
               "on_point": on_point, "related_point": related_point,
@@ -190,9 +197,12 @@ def main(argv=None) -> int:
             "labels_only": scores(which, {r["id"]: set(r["labelled"]) for r in which}),
             "topical_plus_labels": scores(which, listed_at(which, probs, on_point, labels=True)),
             "answerability_list_point": scores(which, base),
-            "answerability_plus_labels": scores(which, {k: v | set(r["labelled"]) for r in which for k, v in [(r["id"], base[r["id"]])]}),
+            "answerability_plus_labels": scores(which,
+                                                {k: v | set(r["labelled"]) for r in which
+                                                 for k, v in [(r["id"], base[r["id"]])]}),
         }
-    for name, which in (("fit", fit_rows), ("heldout", held_rows)):  # as ask.py lists them (ICLR: every paper has keywords)
+    # as ask.py lists them (ICLR: every paper has keywords)
+    for name, which in (("fit", fit_rows), ("heldout", held_rows)):
         on = listed_at(which, probs, on_point, labels=False)
         strong = {r["id"]: set(r["labelled"]) or on[r["id"]] for r in which}
         report[name]["as_answered_strong_tier"] = scores(which, strong)

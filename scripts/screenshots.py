@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT))
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 QUESTION = "Is there work on making sparse autoencoders cheaper at huge widths?"
-DEMO_BIB = (ROOT / "tests" / "data" / "libraries" / "protein-folding.bib").read_text(encoding="utf-8")  # the browser test's library
+# the browser test's library
+DEMO_BIB = (ROOT / "tests" / "data" / "libraries" / "protein-folding.bib").read_text(encoding="utf-8")
 
 
 def _pipeline(tmp: Path, fake: bool):
@@ -81,7 +82,8 @@ def main(argv: list[str]) -> int:
             page.wait_for_selector("#rq-question textarea", timeout=60_000)
             page.fill("#rq-question textarea", question)
             page.click("#rq-send")
-            page.wait_for_function("document.querySelector('#rq-sources').innerText.includes('retrieval ')", timeout=300_000)
+            page.wait_for_function("document.querySelector('#rq-sources').innerText.includes('retrieval ')",
+                                   timeout=300_000)
             page.wait_for_timeout(800)
             page.screenshot(path=str(out / "chat.png"), full_page=True)
             print(f"answered in {time.perf_counter() - started:.0f} s: {page.inner_text('#rq-chat')[-300:]!r}")
@@ -95,7 +97,8 @@ def main(argv: list[str]) -> int:
             page.click("#rq-ingest")
             page.wait_for_function("document.querySelector('#rq-ingest-report').innerText.includes('papers indexed')",
                                    timeout=120_000)
-            page.wait_for_function("document.querySelector('#rq-libraries').innerText.includes('protein')", timeout=30_000)
+            page.wait_for_function("document.querySelector('#rq-libraries').innerText.includes('protein')",
+                                   timeout=30_000)
             page.wait_for_timeout(800)
             page.screenshot(path=str(out / "library.png"), full_page=True)
             browser.close()

@@ -61,7 +61,8 @@ class ScriptedLLM(CustomLLM):
 
     @llm_chat_callback()
     def chat(self, messages: Sequence[ChatMessage], **kwargs) -> ChatResponse:
-        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=self._next(self._flatten(messages))))
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT,
+                                                content=self._next(self._flatten(messages))))
 
     @llm_chat_callback()
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs):
@@ -83,6 +84,8 @@ def fake_sources(n=3, sentences=2):
 
     out = []
     for i in range(1, n + 1):
-        meta = {"paper_id": f"p{i}", "label": f"Paper{i}", "venue": "ICML 2024", "authors": "A B; C D", "abstract": "abs", "year": 2024}
-        out.append(Source(i, Hit(f"p{i}", 1.0 / i, 0.5, "text", meta), tuple(f"Evidence sentence {j} of paper {i}." for j in range(sentences))))
+        meta = {"paper_id": f"p{i}", "label": f"Paper{i}", "venue": "ICML 2024", "authors": "A B; C D",
+                "abstract": "abs", "year": 2024}
+        out.append(Source(i, Hit(f"p{i}", 1.0 / i, 0.5, "text", meta),
+                          tuple(f"Evidence sentence {j} of paper {i}." for j in range(sentences))))
     return out

@@ -60,7 +60,8 @@ class AppState:
         and each question tries the model again, so a server that comes back needs no restart."""
         self.ready_line, self.model_down = ready_line, failure is not None
         self.set(ready_line if failure is None else
-                 f"{ready_line.rstrip('.')}, but the language model is unavailable: {failure} Each question tries it again.",
+                 f"{ready_line.rstrip('.')}, but the language model is unavailable: {failure} "
+                 "Each question tries it again.",
                  ready=True)
 
     def wait(self, seconds: float = 900, poll: float = 0.5):
@@ -124,7 +125,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
     active: set[str] = set()  # sessions with a question being answered: one at a time each, so none starves the rest
     active_lock = threading.Lock()
 
-    def respond(question, chat, conv, venue, year, topic, library, k, fast, request: gr.Request = None, auto_filters=True):
+    def respond(question, chat, conv, venue, year, topic, library, k, fast, request: gr.Request = None,
+                auto_filters=True):
         """One question at a time per browser session; Gradio's queue (and its position display)
         orders the sessions."""
         session = getattr(request, "session_hash", None)
@@ -134,7 +136,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                 active.add(session)
         if busy:
             chat = [*(chat or []), {"role": "user", "content": inert((question or "").strip())},
-                    {"role": "assistant", "content": "Your previous question is still being answered; ask this one when it is done."}]
+                    {"role": "assistant",
+                     "content": "Your previous question is still being answered; ask this one when it is done."}]
             yield chat, conv, gr.update(), question, gr.update(), gr.update()
             return
         try:
@@ -160,8 +163,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
         undo_shown = gr.update()
 
         def shown(sources=None, chart=None):  # None: that panel stays as it is
-            return (chat, conv, gr.update() if sources is None else sources, "", gr.update() if chart is None else chart,
-                    undo_shown)
+            return (chat, conv, gr.update() if sources is None else sources, "",
+                    gr.update() if chart is None else chart, undo_shown)
 
         question = (question or "").strip()
         if not question:
@@ -169,7 +172,9 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
             yield shown()
             return
         conv["last"] = []
-        chat.append({"role": "user", "content": inert(question) + ("" if auto_filters else " <i>(no filters read from the question)</i>")})
+        chat.append({"role": "user",
+                     "content": inert(question)
+                         + ("" if auto_filters else " <i>(no filters read from the question)</i>")})
         if not state.ready:  # the question waits for start-up instead of being lost (#18.7)
             chat.append({"role": "assistant", "content": ""})
             for message in state.wait():
@@ -201,14 +206,17 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                     answer = event.answer
                     chat[-1]["content"] = answer_markdown(answer)
                     cited = [c.paper_id for c in answer.citations]
-                    conv["parsed"] = question if answer.read_from_question else None  # the turn is recorded in conv["chat"]
+                    # the turn is recorded in conv["chat"]
+                    conv["parsed"] = question if answer.read_from_question else None
                     undo_shown = gr.update(visible=bool(conv["parsed"]))
                     conv["last"], conv["all"] = cited, list(dict.fromkeys(conv["all"] + cited))
                     t = answer.timings
-                    status = (f"retrieval {t['retrieve_s']} s · first token {t['first_token_s']} s · total {t['total_s']} s · {answer.model}"
+                    status = (f"retrieval {t['retrieve_s']} s · first token {t['first_token_s']} s · total "
+                              f"{t['total_s']} s · {answer.model}"
                               + (f" · {'; '.join(answer.notes)}" if answer.notes else "")
                               + (f" · repairs: {', '.join(answer.guards)}" if answer.guards else ""))
-                    yield shown(sources_panel(answer, sources, result.hits if result else [], status), group_chart(answer))
+                    yield shown(sources_panel(answer, sources, result.hits if result else [], status),
+                                group_chart(answer))
             if answer.mode == "llm" and state.model_down:
                 state.model(state.ready_line)  # the model answered again
         except RagqaError as exc:
@@ -221,7 +229,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
         """The two download buttons: the latest answer's cited papers and every paper cited in this chat."""
         fmt, suffix = FORMATS.get(fmt_label) or FORMATS["BibTeX"]
         out = []
-        for key, stem, what in (("last", "ragqa-cited", "Cited papers"), ("all", "ragqa-conversation", "All cited in this chat")):
+        for key, stem, what in (("last", "ragqa-cited", "Cited papers"),
+                                ("all", "ragqa-conversation", "All cited in this chat")):
             try:
                 papers = stored_in_order(pipeline, (conv or {}).get(key) or [])
                 path = write_export(papers, fmt, stem, exports) if papers else None
@@ -262,7 +271,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                 gr.update(choices=c["year"], value=p_year))
 
     with gr.Blocks(title="ragqa — cited answers from ML papers") as app:
-        gr.Markdown("## ragqa — ask the indexed ML papers\nAnswers cite the papers they rest on; every citation is checked.")
+        gr.Markdown("## ragqa — ask the indexed ML papers\n"
+                    "Answers cite the papers they rest on; every citation is checked.")
         status = gr.Markdown(status_text(), elem_id="rq-status")
         with gr.Tabs() as tabs:
             with gr.Tab("Chat", id=CHAT):
@@ -277,14 +287,15 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
                             clear = gr.Button("New chat", elem_id="rq-new")
                             unparse = gr.Button("Undo the filters read from the question", visible=False, size="sm",
                                                 elem_id="rq-undo-filters")
-                            library = gr.Dropdown([ALL, *choices["library"]], value=ALL, label="Library", elem_id="rq-library",
-                                                  scale=2, **LIVE)
+                            library = gr.Dropdown([ALL, *choices["library"]], value=ALL, label="Library",
+                                                  elem_id="rq-library", scale=2, **LIVE)
                         gr.Examples(EXAMPLES, inputs=question, label="Examples")
                     with gr.Column(scale=2):
                         chart = chart_component()  # group answers only ("which venue has the most orals?")
                         sources = gr.HTML(sources_panel(), label="Sources", elem_id="rq-sources")
                         with gr.Row():
-                            fmt = gr.Radio(list(FORMATS), value="BibTeX", label="Download format", elem_id="rq-dl-format")
+                            fmt = gr.Radio(list(FORMATS), value="BibTeX", label="Download format",
+                                           elem_id="rq-dl-format")
                         with gr.Row():
                             dl_answer = gr.DownloadButton("Cited papers (.bib)", interactive=False, size="sm",
                                                           elem_id="rq-dl-answer")
@@ -302,8 +313,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
             library_tab = LibraryTab(pipeline, state, choices)
         conv = gr.State(new_conversation())
         inputs = [question, chatbot, conv, venue, year, topic, library, k, fast]
-        # the API's /respond returns (chat, sources, question box, chart, undo button): the State is not exposed, and new
-        # outputs go last so clients that read the first ones by position keep working
+        # the API's /respond returns (chat, sources, question box, chart, undo button): the State is not exposed, and
+        # new outputs go last so clients that read the first ones by position keep working
         outputs = [chatbot, conv, sources, question, chart, unparse]
         to_downloads = dict(fn=downloads, inputs=[conv, fmt], outputs=[dl_answer, dl_conv], api_name=False)
         send.click(respond, inputs, outputs, api_name="respond").then(**to_downloads)
@@ -314,7 +325,8 @@ def build_app(pipeline, state: AppState | None = None) -> gr.Blocks:
         papers.wire(tabs, question, CHAT)
         refresh_io = dict(fn=refresh, inputs=[venue, year, topic, library, *papers.filters],
                           outputs=[venue, year, topic, library, papers.venue, papers.status, papers.library,
-                                   library_tab.remove_name, library_tab.libraries, papers.table, papers.counts, papers.year],
+                                   library_tab.remove_name, library_tab.libraries, papers.table, papers.counts,
+                                   papers.year],
                           api_name=False)
         library_tab.wire(after=refresh_io)
         timer = gr.Timer(2.0)
@@ -380,10 +392,12 @@ def check_port(host: str, port: int) -> None:
             pass
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise RagqaError(f"Cannot serve on {host}:{port} ({os.strerror(exc.errno)}): another server (a ragqa serve?) "
-                             f"holds the port. Stop it, or choose another port: ragqa serve --port {port + 1}.") from None
-        raise RagqaError(f"Cannot serve on {host}:{port} ({os.strerror(exc.errno) if exc.errno else exc}): this machine has "
-                         "no such address. Use 127.0.0.1 (this machine only), ::1, or an address of one of its interfaces.") from None
+            raise RagqaError(f"Cannot serve on {host}:{port} ({os.strerror(exc.errno)}): another server (a ragqa "
+                             "serve?) holds the port. Stop it, or choose another port: "
+                             f"ragqa serve --port {port + 1}.") from None
+        raise RagqaError(f"Cannot serve on {host}:{port} ({os.strerror(exc.errno) if exc.errno else exc}): this "
+                         "machine has no such address. Use 127.0.0.1 (this machine only), ::1, or an address of "
+                         "one of its interfaces.") from None
 
 
 def launch(host: str = "127.0.0.1", port: int = 7860, insecure: bool = False) -> int:
@@ -403,5 +417,6 @@ def launch(host: str = "127.0.0.1", port: int = 7860, insecure: bool = False) ->
         print(f"warning: serving on {host} without a login (--insecure-no-auth)")
     from ui.login import Login
 
-    app.launch(server_name=host.strip("[]"), server_port=port, auth=Login(*auth) if auth else None, css=CSS, footer_links=["api"], show_error=False)
+    app.launch(server_name=host.strip("[]"), server_port=port, auth=Login(*auth) if auth else None, css=CSS,
+               footer_links=["api"], show_error=False)
     return 0

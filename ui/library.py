@@ -53,14 +53,17 @@ class LibraryTab:
             gr.Markdown("Add papers from a citation or listing file (.bib, .ris, .json, .jsonl, .csv, .txt) as a named "
                         "library. The chat searches every library, or the one chosen beside its Ask button.")
             with gr.Row():
-                self.upload = gr.File(label="Citation file", file_types=UPLOAD_TYPES, type="filepath", elem_id="rq-upload")
+                self.upload = gr.File(label="Citation file", file_types=UPLOAD_TYPES, type="filepath",
+                                      elem_id="rq-upload")
                 with gr.Column():
-                    self.name = gr.Textbox(label="Library name", placeholder="default: the file name", elem_id="rq-lib-name")
+                    self.name = gr.Textbox(label="Library name", placeholder="default: the file name",
+                                           elem_id="rq-lib-name")
                     self.add = gr.Button("Add to the index", variant="primary", elem_id="rq-ingest")
             self.report = gr.HTML("", elem_id="rq-ingest-report")
             gr.Markdown("### Libraries")
-            self.libraries = gr.Dataframe(value=[], headers=["Library", "Papers", "Only in this library"], interactive=False,
-                                          elem_id="rq-libraries", datatype=["str", "number", "number"])
+            self.libraries = gr.Dataframe(value=[], headers=["Library", "Papers", "Only in this library"],
+                                          interactive=False, elem_id="rq-libraries",
+                                          datatype=["str", "number", "number"])
             with gr.Row():
                 self.remove_name = gr.Dropdown(choices["library"], value=None, label="Library to remove",
                                                elem_id="rq-remove-name")
@@ -119,8 +122,8 @@ class LibraryTab:
             added = self._held(name) - before if before is not None else 0
             if added > 0:  # ingest keeps what it wrote, so the same upload goes on where it stopped: say so
                 self.announce()
-                exc = f"{exc} {added} papers were added to library '{name}' before it failed: upload the file again to " \
-                      "finish (what is written is skipped), or remove the library."
+                exc = (f"{exc} {added} papers were added to library '{name}' before it failed: upload the file "
+                       "again to finish (what is written is skipped), or remove the library.")
             yield error_line(str(exc).replace(folder, "")), gr.update()
             return
         self.announce()
@@ -145,8 +148,8 @@ class LibraryTab:
             return gr.update(visible=False), error_line(f"No library {name!r}."), None
         _, n, only = rows[name]
         return (gr.update(visible=True),
-                status_line(f"Remove library '{name}' ({n} papers)? {only} papers that no other library holds leave the "
-                            f"index; {n - only} stay in their other libraries. This cannot be undone."), name)
+                status_line(f"Remove library '{name}' ({n} papers)? {only} papers that no other library holds leave "
+                            f"the index; {n - only} stay in their other libraries. This cannot be undone."), name)
 
     def confirm_remove(self, name):
         try:
@@ -154,7 +157,8 @@ class LibraryTab:
         except RagqaError as exc:
             return gr.update(visible=False), error_line(str(exc)), None
         self.announce()
-        return gr.update(visible=False), status_line(f"Removed library '{name}': {papers} papers ({chunks} chunks) left the index."), None
+        return gr.update(visible=False), status_line(f"Removed library '{name}': {papers} papers ({chunks} chunks) "
+                                                     "left the index."), None
 
     def cancel_remove(self):
         return gr.update(visible=False), status_line("Nothing removed."), None

@@ -31,7 +31,8 @@ def paper_row(meta: dict) -> list[str]:
     """One row of the table (all values text), in HEADERS order."""
     return [meta.get("title") or meta.get("label") or "", meta.get("venue") or "", meta.get("status") or "",
             (meta.get("libraries") or "").replace("; ", ", "), meta.get("topic") or "",
-            (meta.get("authors") or "").replace("; ", ", "), "(no abstract)" if without_abstract(meta) else _start(meta.get("text") or "")]
+            (meta.get("authors") or "").replace("; ", ", "),
+            "(no abstract)" if without_abstract(meta) else _start(meta.get("text") or "")]
 
 
 SHOWN = 500  # rows the table holds; the rest are counted, and found with words or facets
@@ -99,7 +100,8 @@ def question_about(meta: dict) -> str:
     title = (meta.get("title") or "").strip()
     if title:
         return f'What does "{title}" propose and find?'
-    return f'What does the paper beginning "{_start(meta.get("text") or meta.get("label") or "", 80)}" propose and find?'
+    return (f'What does the paper beginning "{_start(meta.get("text") or meta.get("label") or "", 80)}" '
+            'propose and find?')
 
 
 class PapersTab:
@@ -109,28 +111,32 @@ class PapersTab:
         self.pipeline = pipeline
         with gr.Tab("Papers", id="papers"):
             with gr.Row():
-                self.search = gr.Textbox(placeholder="Filter by words in title, authors, topic or abstract", show_label=False,
-                                         elem_id="rq-paper-search", scale=2)
+                self.search = gr.Textbox(placeholder="Filter by words in title, authors, topic or abstract",
+                                         show_label=False, elem_id="rq-paper-search", scale=2)
                 self.author = gr.Textbox(placeholder="Author (full name or surname)", show_label=False,
                                          elem_id="rq-paper-author")
-                self.topic = gr.Textbox("", placeholder="Topic area or keyword (e.g. computer vision)", show_label=False,
-                                        elem_id="rq-paper-topic")
+                self.topic = gr.Textbox("", placeholder="Topic area or keyword (e.g. computer vision)",
+                                        show_label=False, elem_id="rq-paper-topic")
             with gr.Row():
                 self.venue = gr.Dropdown(choices["venue"], value=ANY, label="Venue", elem_id="rq-paper-venue", **LIVE)
                 self.year = gr.Dropdown(choices["year"], value=ANY, label="Year", elem_id="rq-paper-year", **LIVE)
-                self.status = gr.Dropdown(choices["status"], value=ANY, label="Status", elem_id="rq-paper-status", **LIVE)
-                self.library = gr.Dropdown([ANY, *choices["library"]], value=ANY, label="Library", elem_id="rq-paper-library",
-                                           **LIVE)
+                self.status = gr.Dropdown(choices["status"], value=ANY, label="Status", elem_id="rq-paper-status",
+                                          **LIVE)
+                self.library = gr.Dropdown([ANY, *choices["library"]], value=ANY, label="Library",
+                                           elem_id="rq-paper-library", **LIVE)
             rows, summary = papers_table(pipeline)
             self.counts = gr.Markdown(summary, elem_id="rq-paper-counts")
             with gr.Row():
                 with gr.Column(scale=3):
-                    self.table = gr.Dataframe(value=rows, headers=HEADERS, interactive=False, wrap=True, elem_id="rq-papers",
-                                              datatype="str", column_widths=["26%", "8%", "7%", "8%", "12%", "17%", "22%"])
+                    self.table = gr.Dataframe(value=rows, headers=HEADERS, interactive=False, wrap=True,
+                                              elem_id="rq-papers", datatype="str",
+                                              column_widths=["26%", "8%", "7%", "8%", "12%", "17%", "22%"])
                 with gr.Column(scale=1, min_width=300):
                     self.record = gr.HTML(NO_RECORD, elem_id="rq-paper-record")
-                    self.ask = gr.Button("Ask about this paper", variant="primary", visible=False, elem_id="rq-ask-paper")
-            self.picked = gr.State(None)  # the paper_id shown in the record panel (inside the Tab: a Tabs child is a tab)
+                    self.ask = gr.Button("Ask about this paper", variant="primary", visible=False,
+                                         elem_id="rq-ask-paper")
+            # the paper_id shown in the record panel (inside the Tab: a Tabs child is a tab)
+            self.picked = gr.State(None)
 
     @property
     def filters(self) -> list:

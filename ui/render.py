@@ -57,8 +57,8 @@ def highlight(text: str, sentences: tuple[str, ...] | list[str]) -> str:
 # coverage (Answer.coverage) as a visible badge: the label, and what it means on hover
 COVERAGE_BADGES = {
     "answered": ("✅ Answered from the indexed papers", "The cited papers answer this question."),
-    "related": ("🔶 Related papers only", "Papers on the subject were found, none answering the specific ask: the closest "
-                "are listed, not an answer."),
+    "related": ("🔶 Related papers only", "Papers on the subject were found, none answering the specific ask: "
+                "the closest are listed, not an answer."),
 }
 NO_ABSTRACT_NOTE = ("No abstract in the library: this paper is searchable and listed by its title, authors, venue and "
                     "year, and never quoted as evidence. Import a record with its abstract to ask about its content.")
@@ -136,7 +136,8 @@ def facet_summary(total: int, shown: int, facets: dict, top: int = 12, matched: 
     """Markdown for the Papers tab: the index size, how many papers are shown (of how many `matched`, when the
     table holds fewer), and per facet (name -> Counter of value -> papers) its values with counts (topics: the
     `top` most common)."""
-    more = f" of {matched} that match: narrow them with words or filters" if matched is not None and matched > shown else ""
+    more = (f" of {matched} that match: narrow them with words or filters" if matched is not None and matched > shown
+            else "")
     lines = [f"**{total} papers** indexed · showing {shown}{more}."]
     for name, counts in facets.items():
         if not counts:
@@ -158,12 +159,12 @@ def paper_record(meta: dict | None, links: list[tuple[str, str]] = (), message: 
               ("Status", meta.get("status")), ("Libraries", (meta.get("libraries") or "").replace("; ", ", ")),
               ("Topic", meta.get("topic"))]
     rows = "".join(f"<dt>{name}</dt><dd>{_e(value)}</dd>" for name, value in fields if value)
-    rows += "".join(f'<dt>Link</dt><dd><a href="{_e(url)}" target="_blank" rel="noopener noreferrer">{_e(label)}</a></dd>'
-                    for label, url in links)
+    rows += "".join(f'<dt>Link</dt><dd><a href="{_e(url)}" target="_blank" rel="noopener noreferrer">'
+                    f'{_e(label)}</a></dd>' for label, url in links)
     title = meta.get("title") or meta.get("label")
+    abstract = NO_ABSTRACT_NOTE if without_abstract(meta) else meta.get("text") or meta.get("abstract")
     return (f'<div class="rq-record" data-paper="{_e(meta.get("paper_id"))}"><h3>{_e(title)}</h3><dl>{rows}</dl>'
-            f'<div class="rq-abs">{_e(NO_ABSTRACT_NOTE if without_abstract(meta) else meta.get("text") or meta.get("abstract"))}'
-            '</div></div>')
+            f'<div class="rq-abs">{_e(abstract)}</div></div>')
 
 
 def status_line(message: str) -> str:
@@ -190,17 +191,20 @@ def ingest_report(library: str, filename: str, load, errors: list[str], result=N
         known = result.papers - result.new_papers - result.updated_papers - result.repaired_papers
         counts = [f"{result.new_papers} new"] + [f"{n} {what}" for n, what in (
             (result.updated_papers, "updated"), (result.repaired_papers, "repaired"), (known, "already indexed"),
-            (result.replaced_papers, "older versions replaced"), (result.metadata_only, "without an abstract (title, authors, "
-            "venue and year only)"), (result.merged_records, "records without an abstract merged into their paper")) if n > 0]
+            (result.replaced_papers, "older versions replaced"),
+            (result.metadata_only, "without an abstract (title, authors, venue and year only)"),
+            (result.merged_records, "records without an abstract merged into their paper")) if n > 0]
         head = (f"<div><b>Library {_e(library)}</b>: {_n(result.papers, 'paper')} indexed ({', '.join(counts)}; "
-                f"{_n(result.embedded_chunks, 'chunk')} embedded in {result.seconds:.1f} s). The chat can ask about them now.</div>")
+                f"{_n(result.embedded_chunks, 'chunk')} embedded in {result.seconds:.1f} s). The chat can ask about "
+                "them now.</div>")
     sections = [("Skipped records", [f"{s.source}: {s.reason}" for s in load.skipped]),
-                ("Kept with a warning", [f"{w.source}: {w.reason}" for w in load.warnings]), ("Unreadable files", errors),
-                ("Not indexed", list(result.skipped) if result is not None else [])]
+                ("Kept with a warning", [f"{w.source}: {w.reason}" for w in load.warnings]),
+                ("Unreadable files", errors), ("Not indexed", list(result.skipped) if result is not None else [])]
     parts = [head, f"<div>Read {_n(load.entries, 'record')} from {_e(filename)}: {', '.join(read)}.</div>"]
     for title, lines in sections:
         if lines:
-            parts.append(f"<h4>{title} ({len(lines)})</h4><ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>")
+            parts.append(f"<h4>{title} ({len(lines)})</h4><ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines)
+                         + "</ul>")
     return f'<div class="rq-report">{"".join(parts)}</div>'
 
 

@@ -67,7 +67,8 @@ def main(corpus: str, out_path: str, all_forms: bool = False) -> None:
     for kind, want in (("answerable (indexed half)", True), ("near-miss (held-out half)", False)):
         rows = [v for v in out.values() if v[0] is want]
         abstained = sum(1 for v in rows if v[1] in ("gate", False))
-        print(f"{kind}: {len(rows)} questions, abstained {abstained} ({sum(1 for v in rows if v[1] == 'gate')} at the gate)")
+        print(f"{kind}: {len(rows)} questions, abstained {abstained} "
+              f"({sum(1 for v in rows if v[1] == 'gate')} at the gate)")
 
 
 if __name__ == "__main__":

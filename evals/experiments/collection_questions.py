@@ -36,7 +36,8 @@ def main(argv=None) -> int:
         answer = pipeline.ask(q["question"])
         listed = set(answer.counted) | {c.paper_id for c in answer.citations}
         gold = set(q["gold"])
-        row = {"id": q["id"], "kind": q["kind"], "lang": q["lang"], "question": q["question"], "abstained": answer.abstained,
+        row = {"id": q["id"], "kind": q["kind"], "lang": q["lang"], "question": q["question"],
+               "abstained": answer.abstained,
                "coverage": getattr(answer, "coverage", "not_covered" if answer.abstained else "answered"),
                "form": answer.form, "mode": answer.mode,
                "recall": len(listed & gold) / len(gold) if gold else None,
@@ -57,7 +58,8 @@ def main(argv=None) -> int:
         return round(sum(values) / len(values), 3) if values else None
 
     summary = {kind: {"n": len(rs), "refused": sum(r["abstained"] for r in rs),
-                      "coverage": {t: sum(r["coverage"] == t for r in rs) for t in ("answered", "related", "not_covered")},
+                      "coverage": {t: sum(r["coverage"] == t for r in rs)
+                                   for t in ("answered", "related", "not_covered")},
                       "gold_listed": mean([r["recall"] for r in rs]), "precision": mean([r["precision"] for r in rs]),
                       **({"count_right": sum(r["count_right"] for r in rs)} if kind.startswith("count") else {})}
                for kind, rs in sorted(by_kind.items())}
@@ -68,7 +70,8 @@ def main(argv=None) -> int:
     print(json.dumps(summary, indent=1, ensure_ascii=False))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1, ensure_ascii=False), encoding="utf-8")
+        args.out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1, ensure_ascii=False),
+                            encoding="utf-8")
     return 0
 
 

@@ -4,7 +4,8 @@ with one the same commands wrote one after the other, in either order (a paper b
 file that stored it first): catalog rows and libraries, Chroma's chunk ids and texts, and the vector of every chunk (a
 chunk Chroma holds without its vector is what the race used to leave).
 
-    python -m evals.experiments.concurrent_writers --runs 20 --papers 1000 --work /tmp/race --out evals/reports/concurrent-writers-20261206.json
+    python -m evals.experiments.concurrent_writers --runs 20 --papers 1000 --work /tmp/race \
+        --out evals/reports/concurrent-writers-20261206.json
 
 Hashing embedder (deterministic vectors), RAGQA_WRITE_BATCH_SIZE=64 as in the probe that found the race.
 """
@@ -25,8 +26,8 @@ CODE = [ROOT]  # the checkout whose ragqa the commands run (--code: an older one
 
 
 def environment(store: Path) -> dict:
-    return {**os.environ, "RAGQA_VECTORSTORE_DIR": str(store), "RAGQA_EMBED_MODEL": "hash", "RAGQA_WRITE_BATCH_SIZE": "64",
-            "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(CODE[0])}
+    return {**os.environ, "RAGQA_VECTORSTORE_DIR": str(store), "RAGQA_EMBED_MODEL": "hash",
+            "RAGQA_WRITE_BATCH_SIZE": "64", "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(CODE[0])}
 
 
 def ragqa(store: Path, *args: str) -> subprocess.Popen:
@@ -99,7 +100,8 @@ def commands(a: Path, b: Path, scenario: str, setup: bool = False) -> list[list[
     """The commands of a scenario: 'ingests' two libraries at once; 'remove' ingests one library while removing
     another (set up first) that shares half of its papers."""
     if scenario == "ingests":
-        return [] if setup else [["ingest", "--quiet", "--library", "a", str(a)], ["ingest", "--quiet", "--library", "b", str(b)]]
+        return [] if setup else [["ingest", "--quiet", "--library", "a", str(a)],
+                                 ["ingest", "--quiet", "--library", "b", str(b)]]
     if setup:
         return [["ingest", "--quiet", "--library", "b", str(b)]]
     return [["ingest", "--quiet", "--library", "a", str(a)], ["library", "remove", "b"]]

@@ -3,7 +3,8 @@ how far it leads the next-best paper by cosine, closeness and coverage (query-pe
 a question written about one paper makes that paper stand out; a near-miss leaves several neighbours level) -
 separate answerable questions from near-misses better than the per-paper features alone?
 
-    python -m evals.experiments.context_features <report folder> --checks evals/datasets/{seed_questions,answer_questions,heldout_mixed,heldout_near_miss}.jsonl
+    python -m evals.experiments.context_features <report folder> \
+        --checks evals/datasets/{seed_questions,answer_questions,heldout_mixed,heldout_near_miss}.jsonl
     python -m evals.experiments.context_features <report folder>
     python -m evals.experiments.context_features <report folder> --oracle
 
@@ -56,7 +57,8 @@ def model(feats):
 
 
 def scores(m, rows, feats):
-    return np.array([float(m.predict_proba(matrix(r, feats))[:, 1].max()) if r["x"] and not r["gate"] else 0.0 for r in rows])
+    return np.array([float(m.predict_proba(matrix(r, feats))[:, 1].max()) if r["x"] and not r["gate"] else 0.0
+                     for r in rows])
 
 
 def report(name, rows, s, thr):
@@ -65,8 +67,10 @@ def report(name, rows, s, thr):
     for f in sorted({r["form"] for r in rows}):
         mk = np.array([r["form"] == f for r in rows])
         auc = roc_auc_score(a[mk], s[mk]) if len(set(a[mk])) > 1 else float("nan")
-        parts.append(f"{f} {auc:.3f} FA {((s < thr) & a & mk).sum()}/{(a & mk).sum()} NM {((s < thr) & ~a & mk).sum()}/{(~a & mk).sum()}")
-    print(f"  {name}: AUC {roc_auc_score(a, s):.4f} FA {((s < thr) & a).sum()}/{a.sum()} NM {((s < thr) & ~a).sum()}/{(~a).sum()} | "
+        parts.append(f"{f} {auc:.3f} FA {((s < thr) & a & mk).sum()}/{(a & mk).sum()} NM "
+                     f"{((s < thr) & ~a & mk).sum()}/{(~a & mk).sum()}")
+    print(f"  {name}: AUC {roc_auc_score(a, s):.4f} FA {((s < thr) & a).sum()}/{a.sum()} NM "
+          f"{((s < thr) & ~a).sum()}/{(~a).sum()} | "
           + "; ".join(parts))
 
 
@@ -106,7 +110,8 @@ def featurise_checks(folder: Path, datasets) -> None:
     pipeline = Pipeline(Settings())
     for path in datasets:
         qs = [q for q in load_dataset(path) if not q.history and q.lang == "en"]
-        rows = featurise(pipeline, [Question(q.id, q.question, q.kind or q.type, tuple(q.gold) or None, q.id) for q in qs], progress=False)
+        rows = featurise(pipeline, [Question(q.id, q.question, q.kind or q.type, tuple(q.gold) or None, q.id)
+                                    for q in qs], progress=False)
         (folder / f"check-{Path(path).name}").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
@@ -126,7 +131,8 @@ def oracle(folder: Path, feats) -> None:
     print(f"{'+'.join(feats)}: {a.sum()} answerable, {(~a).sum()} unanswerable hand-written questions")
     for fa in (0.0, 0.03, 0.05, 0.08):
         thr = np.sort(s[a])[int(np.floor(fa * a.sum()))]
-        print(f"  false abstention <= {fa:.0%}: point {thr:.4f}, FA {((s < thr) & a).sum()}/{a.sum()}, near-miss {((s < thr) & ~a).sum()}/{(~a).sum()}")
+        print(f"  false abstention <= {fa:.0%}: point {thr:.4f}, FA {((s < thr) & a).sum()}/{a.sum()}, near-miss "
+              f"{((s < thr) & ~a).sum()}/{(~a).sum()}")
 
 
 if __name__ == "__main__":

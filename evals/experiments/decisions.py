@@ -36,7 +36,8 @@ def decisions() -> dict[str, list]:
             if result.missing_name:
                 out[q] = ["missing", result.missing_name]
                 continue
-            _, judgement = assess(searcher, result, pipeline.embedder.get_query_embedding(result.query), pipeline.calibration)
+            _, judgement = assess(searcher, result, pipeline.embedder.get_query_embedding(result.query),
+                                  pipeline.calibration)
             out[q] = [judgement.answerable, list(judgement.listed), round(judgement.best, 5)]
     return out
 

@@ -100,7 +100,8 @@ def onnx_variants(texts: list[str], folder: Path) -> dict:
             self.bert = bert
 
         def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+            return self.bert(input_ids=input_ids, attention_mask=attention_mask,
+                             token_type_ids=token_type_ids).last_hidden_state
 
     names = ["input_ids", "attention_mask", "token_type_ids"]
     ids = torch.randint(1000, 2000, (2, 16))
@@ -124,7 +125,8 @@ def onnx_variants(texts: list[str], folder: Path) -> dict:
 
         def embed(batch, session=session):
             enc = tok.encode_batch(batch)
-            feed = {"input_ids": np.array([e.ids for e in enc]), "attention_mask": np.array([e.attention_mask for e in enc])}
+            feed = {"input_ids": np.array([e.ids for e in enc]),
+                    "attention_mask": np.array([e.attention_mask for e in enc])}
             feed["token_type_ids"] = np.zeros_like(feed["input_ids"])
             return _pool(session.run(None, feed)[0], feed["attention_mask"])
         out[name] = _timed(embed, texts)

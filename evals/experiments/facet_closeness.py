@@ -1,7 +1,8 @@
 """Experiment (not a stage): a question of several sentences ("I have to pick a small training subset once, before the
 dataset is deleted. Should I favour diverse examples or hard ones?") against one sentence of a paper: does closeness
 read better as the mean, over the question's sentences, of each one's best cosine to a sentence of the paper, than as
-the whole question's best cosine? Rows with one sentence are unchanged by construction; the calibrated model is not refitted.
+the whole question's best cosine? Rows with one sentence are unchanged by construction; the calibrated model is not
+refitted.
 
     python -m evals.experiments.facet_closeness <calibration report folder>
 
@@ -67,7 +68,8 @@ def main() -> None:
             todo = [pid for pid in r["ids"] if pid not in vectors and pid in text]
             for pid in todo:
                 sents = [s for s in split_sentences(text[pid]) if not is_instruction(s)]
-                vectors[pid] = np.asarray(embedder.get_text_embedding_batch(sents), dtype=np.float32) if sents else np.zeros((0, fv.shape[1]))
+                vectors[pid] = (np.asarray(embedder.get_text_embedding_batch(sents), dtype=np.float32) if sents
+                                else np.zeros((0, fv.shape[1])))
             changed = json.loads(json.dumps(r))
             for i, pid in enumerate(r["ids"]):
                 v = vectors.get(pid)

@@ -1,7 +1,8 @@
 """Which questions the unknown-name check refused in a calibration report's saved rows does the current check let
 through? Their features, measured now, are written to <out.json> (per rows file), to refit with them.
 
-    RAGQA_VECTORSTORE_DIR=<the calibration run's store> python -m evals.experiments.gate_recheck <report folder> <out.json>
+    RAGQA_VECTORSTORE_DIR=<the calibration run's store> \
+        python -m evals.experiments.gate_recheck <report folder> <out.json>
 
 Calibration rows are searched in their own collections (calib-icml2024-50-0, calib-iclr2024-50-0, SciFact's claims in
 calib-beir-scifact-50-0); a hand-written set's rows ("check-…") in the bundled index under vectorstore/.
@@ -27,7 +28,8 @@ def main() -> None:
     def pipeline(name: str, row: dict) -> Pipeline:
         prefix = "check" if name.startswith("check-") else collection_of(name, row)
         if prefix not in pipelines:
-            pipelines[prefix] = Pipeline(base.model_copy(update={"vectorstore_dir": ROOT / "vectorstore"}) if prefix == "check"
+            pipelines[prefix] = Pipeline(base.model_copy(update={"vectorstore_dir": ROOT / "vectorstore"})
+                                         if prefix == "check"
                                          else base.model_copy(update={"collection_prefix": prefix}))
         return pipelines[prefix]
 

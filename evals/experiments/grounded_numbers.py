@@ -1,6 +1,6 @@
 """Figures in the committed answer reports that no cited abstract (nor the question) holds: what the grounded-numbers
-guard (ragqa/answer/guards.py) would drop from answers written before it. Prints each flagged sentence with the figures, so
-a person can label it right (the paper says it, in other words) or invented; and the count over every sentence.
+guard (ragqa/answer/guards.py) would drop from answers written before it. Prints each flagged sentence with the figures,
+so a person can label it right (the paper says it, in other words) or invented; and the count over every sentence.
 
 Usage: python -m evals.experiments.grounded_numbers [evals/reports/answers-*.json ...]
 """
@@ -34,7 +34,8 @@ def main(argv: list[str]) -> int:
             source = " ".join(f"{papers[p].text} {papers[p].title or ''} {papers[p].venue or ''} {papers[p].year or ''}"
                               for p in row.get("cited") or [] if p in papers)
             for sentence in split_answer_sentences(row.get("answer") or ""):
-                if not re.search(r"\[\d+\]", sentence) or sentence.lstrip().startswith(("In ", "“", '"')) and "words" in sentence[:80]:
+                if (not re.search(r"\[\d+\]", sentence) or sentence.lstrip().startswith(("In ", "“", '"'))
+                    and "words" in sentence[:80]):
                     continue  # uncited, or a quote of the abstract (quote top-up)
                 sentences += 1
                 with_figures += bool(figures(re.sub(r"\[\d+\]", " ", sentence)))

@@ -41,7 +41,8 @@ def main(out_path: str, joined: bool = False) -> None:
         if result.missing_name:
             out[q] = [pid, 0.0, False, False]
             continue
-        _, judgement = assess(searcher, result, pipeline.embedder.get_query_embedding(result.query), pipeline.calibration)
+        _, judgement = assess(searcher, result, pipeline.embedder.get_query_embedding(result.query),
+                              pipeline.calibration)
         out[q] = [pid, judgement.probabilities.get(pid, 0.0), pid in judgement.listed, judgement.answerable]
     json.dump(out, open(out_path, "w"))
     print(f"{len(out)} questions")

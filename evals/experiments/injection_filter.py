@@ -1,4 +1,5 @@
-"""The injection filter (ragqa/text/untrusted.py) on paraphrases and on real abstracts (#46 5g): how many injected sentences
+"""The injection filter (ragqa/text/untrusted.py) on paraphrases and on real abstracts (#46 5g): how many injected \
+sentences
 it catches, on the set written beside the filter (tests/data/injection_paraphrases.txt) and on a held-out set written
 by someone who never saw it (tests/data/injection_heldout.jsonl: injections and research near-misses), and how many
 sentences of real ICLR/ICML 2024 abstracts it flags (each a sentence the answers never use).
@@ -39,7 +40,8 @@ def main(argv=None) -> int:
         for t in wrong[:args.show]:
             print("  flagged near-miss:", t)
     sentences = [s for name in ("iclr2024.jsonl", "icml2024.jsonl") if (CORPORA / name).is_file()
-                 for line in (CORPORA / name).open(encoding="utf-8") for s in split_sentences(json.loads(line)["abstract"])]
+                 for line in (CORPORA / name).open(encoding="utf-8")
+                 for s in split_sentences(json.loads(line)["abstract"])]
     flagged = [s for s in sentences if is_instruction(s)]
     print(f"real ICLR/ICML 2024 abstract sentences flagged: {len(flagged)} of {len(sentences)}")
     for s in flagged[:args.show]:

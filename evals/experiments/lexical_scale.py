@@ -2,8 +2,10 @@
 store takes ~4 h on two cores, nearly all of it Chroma's HNSW inserts), measured on the lexical index alone, with
 the same chunks a 1M ingest makes and the same `LexicalIndex` calls `PaperIndex.refresh_lexical` makes.
 
-    python -m evals.experiments.lexical_scale build --papers 1000000 --work /tmp/lex1m   # first save: every chunk tokenized
-    python -m evals.experiments.lexical_scale add --papers 1000000 --new 20 --work /tmp/lex1m   # a write adding papers
+    # first save: every chunk tokenized
+    python -m evals.experiments.lexical_scale build --papers 1000000 --work /tmp/lex1m
+    # a write adding papers
+    python -m evals.experiments.lexical_scale add --papers 1000000 --new 20 --work /tmp/lex1m
 
 `build` writes `evals.bench_scale`'s corpus (when missing), splits it as ingest does (`split_papers`, embedded text)
 and builds and saves the index with its tokens (`build(stage=...)`, `save`). `add` opens the saved tokens, takes every
@@ -88,7 +90,8 @@ def add(papers: int, new: int, work: Path) -> dict:
     kept = SavedTokens.open(folder, ids.get("generation"))
     if kept is None:
         raise SystemExit(f"no saved tokens in {folder}: run `build` first")
-    saved, generation = ids["chunk_ids"], ids["generation"]  # refresh_lexical's `wanted`, which it makes from the catalog
+    # refresh_lexical's `wanted`, which it makes from the catalog
+    saved, generation = ids["chunk_ids"], ids["generation"]
     del ids
 
     def pages():

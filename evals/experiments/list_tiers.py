@@ -1,11 +1,12 @@
-"""Experiment (a probe, not a stage): on the hand-written sets' standalone English questions with gold papers, search and
-the answerability decision only (no LLM), over the index and calibration Settings point at (RAGQA_CALIBRATION_FILE to
-compare another):
+"""Experiment (a probe, not a stage): on the hand-written sets' standalone English questions with gold papers, search
+and the answerability decision only (no LLM), over the index and calibration Settings point at (RAGQA_CALIBRATION_FILE
+to compare another):
 - `tiers`: for list and count questions, gold and other papers above the answer point and between the list and answer
   points;
 - `multi`: for questions with two or more gold papers (any form), gold and other papers listed.
 
-    python -m evals.experiments.list_tiers evals/datasets/seed_questions.jsonl evals/datasets/answer_questions.jsonl evals/datasets/heldout_mixed.jsonl
+    python -m evals.experiments.list_tiers evals/datasets/seed_questions.jsonl \
+        evals/datasets/answer_questions.jsonl evals/datasets/heldout_mixed.jsonl
 
 Results on 2026-12-04 (bundled 95 papers, MiniLM; 2-core AMD EPYC). With the calibration of 2026-12-01: tiers over 19
 questions, above the answer point 30 gold / 4 other papers (32 / 4 after the term changes of c27b7b4 and 3760bde), below

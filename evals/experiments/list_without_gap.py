@@ -51,6 +51,7 @@ def run(feats):
             g = set(r['gold'])
             if len(g) >= 2:
                 mtot += len(g); mhit += len(g & set(j.listed))
-        print(f'  {name}: FA {fa}/{na} NM {nm}/{nn} listed mean {np.mean(lens):.2f} median {np.median(lens)} | multi-gold recall {mhit}/{mtot}' + (f' = {mhit/mtot:.3f}' if mtot else ''))
+        print(f'  {name}: FA {fa}/{na} NM {nm}/{nn} listed mean {np.mean(lens):.2f} median {np.median(lens)} | '
+              f'multi-gold recall {mhit}/{mtot}' + (f' = {mhit/mtot:.3f}' if mtot else ''))
 run(["cosine", "closeness", "coverage", "gap", "named"])
 run(["cosine", "closeness", "coverage", "named"])

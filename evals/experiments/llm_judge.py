@@ -56,8 +56,10 @@ print(YES, NO, flush=True)
 for r in sample:
     pid, p = best(r)
     ab = " ".join(texts[pid].split()[:220])
-    msgs = [{"role": "system", "content": "You check whether a research paper answers a question. Reply with one word: Yes or No."},
-            {"role": "user", "content": f"Paper: {ab}\n\nQuestion: {r['question']}\n\nDoes this paper answer the question? Yes or No."}]
+    msgs = [{"role": "system",
+             "content": "You check whether a research paper answers a question. Reply with one word: Yes or No."},
+            {"role": "user",
+             "content": f"Paper: {ab}\n\nQuestion: {r['question']}\n\nDoes this paper answer the question? Yes or No."}]
     t = time.time()
     prompt = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in msgs) + "<|im_start|>assistant\n"
     toks = llm.tokenize(prompt.encode(), add_bos=False, special=True)
@@ -66,7 +68,8 @@ for r in sample:
     logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
     ly, ln = logits[YES], logits[NO]
     y = math.exp(ly - max(ly, ln)); n_ = math.exp(ln - max(ly, ln))
-    out.write(json.dumps({"id": r["id"], "form": r["form"], "answerable": r["gold"] is not None, "p": p, "yes": y / (y + n_ + 1e-12), "s": time.time() - t}) + "\n"); out.flush()
+    out.write(json.dumps({"id": r["id"], "form": r["form"], "answerable": r["gold"] is not None, "p": p,
+                          "yes": y / (y + n_ + 1e-12), "s": time.time() - t}) + "\n"); out.flush()
 out.close()
 from sklearn.metrics import roc_auc_score  # noqa: E402
 

@@ -73,10 +73,11 @@ def main(argv: list[str]) -> None:
             q = json.loads(line)
             if q["id"] in wanted:
                 result = search(pipeline.searcher, q["question"], None, pipeline.settings.judge_k, translate=None)
-                cands, judgement = assess(pipeline.searcher, result, pipeline.embedder.get_query_embedding(result.query),
-                                          pipeline.calibration)
+                cands, judgement = assess(pipeline.searcher, result,
+                                          pipeline.embedder.get_query_embedding(result.query), pipeline.calibration)
                 top = cands[int(np.argmax(pipeline.calibration.probability(cands)))] if cands else None
-                print(q["id"], f"P {judgement.best:.4f}", f"cosine {top.cosine:.2f} coverage {top.coverage:.2f} qlen {top.qlen:.0f}"
+                print(q["id"], f"P {judgement.best:.4f}",
+                      f"cosine {top.cosine:.2f} coverage {top.coverage:.2f} qlen {top.qlen:.0f}"
                       if top else "", q["question"][:80])
 
 

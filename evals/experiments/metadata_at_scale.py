@@ -17,11 +17,14 @@ from tests.fakes import ScriptedLLM
 
 llm = ScriptedLLM(["unused [1]."])
 p = Pipeline(llm=llm, fast_llm=llm)
-t = time.perf_counter(); p.search("warm up", translate=False); print("first search", round(time.perf_counter() - t, 2), "s", flush=True)
+t = time.perf_counter(); p.search("warm up", translate=False)
+print("first search", round(time.perf_counter() - t, 2), "s", flush=True)
 rss = lambda: round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-for q in ["How many papers per venue?", "How many papers are indexed per year?", "Which venue has the most papers from 2024?",
-          "How many papers are there from 2024?", "How many papers are indexed?", "How many ICML papers are indexed per year?"]:
+for q in ["How many papers per venue?", "How many papers are indexed per year?",
+          "Which venue has the most papers from 2024?", "How many papers are there from 2024?",
+          "How many papers are indexed?", "How many ICML papers are indexed per year?"]:
     before = rss(); t = time.perf_counter(); a = ask(p, q); dt = time.perf_counter() - t
-    print(json.dumps({"q": q, "s": round(dt, 2), "form": a.form, "citations": len(a.citations), "counted": len(a.counted),
-                      "groups": [(r["group"], r["count"]) for r in a.table][:6], "peak_rss_mb": rss(), "rss_before": before}), flush=True)
+    print(json.dumps({"q": q, "s": round(dt, 2), "form": a.form, "citations": len(a.citations),
+                      "counted": len(a.counted), "groups": [(r["group"], r["count"]) for r in a.table][:6],
+                      "peak_rss_mb": rss(), "rss_before": before}), flush=True)
     print("   ", a.text.splitlines()[0][:150], flush=True)

@@ -31,7 +31,9 @@ for paper in rep.papers:
     m = method_name(paper.title)
     if m:
         qs += [f"What is {m}?", f"Which paper introduced {m}?", f"the {m} paper", f"Is {m}-2 better?"]
-qs += ["Which paper introduced the Transformer architecture?", "Which paper introduced Transformers?", "the LoRA paper", "Which paper introduced GPT-4?", "How does Stable Diffusion compare?", "the Bengio paper",
-       "What did the original BERT paper find?", "Is there work on ResNet-50 pruning?", "GPT4 vs GPT-4o?", "the Vaswani paper"]
+qs += ["Which paper introduced the Transformer architecture?", "Which paper introduced Transformers?", "the LoRA paper",
+       "Which paper introduced GPT-4?", "How does Stable Diffusion compare?", "the Bengio paper",
+       "What did the original BERT paper find?", "Is there work on ResNet-50 pruning?", "GPT4 vs GPT-4o?",
+       "the Vaswani paper"]
 for q in qs:
     print(json.dumps([q, p.searcher.missing_name(q), p.searcher.missing_name(q, phrases=False)]))

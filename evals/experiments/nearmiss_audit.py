@@ -20,20 +20,29 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-PROMPT = """You are checking a test set for a question-answering assistant over machine-learning and biomedical research papers. Work ONLY with the files named below; do not open or search any other file or folder, and do not use the internet.
+PROMPT = """You are checking a test set for a question-answering assistant over machine-learning and biomedical \
+research papers. Work ONLY with the files named below; do not open or search any other file or folder, and do not use \
+the internet.
 
-Input: INPUT_FILE - one JSON object per line: {"item", "question", "paper"} (60 items; "paper" is the title and abstract).
+Input: INPUT_FILE - one JSON object per line: {"item", "question", "paper"} (60 items; "paper" is the title and \
+abstract).
 
-For EVERY line, decide whether the paper (as its title and abstract describe it) answers the question - whether a researcher who asked it would be well served by being pointed to this paper and told what it says:
-- "yes": the abstract answers what is asked, or the paper is clearly one of the works the question is looking for (for "is there work on X / which papers study X": the paper is about X itself, not just the broad field).
-- "partly": the paper is closely related and answers part of it, or answers a broader or narrower version of the question.
+For EVERY line, decide whether the paper (as its title and abstract describe it) answers the question - whether a \
+researcher who asked it would be well served by being pointed to this paper and told what it says:
+- "yes": the abstract answers what is asked, or the paper is clearly one of the works the question is looking for (for \
+"is there work on X / which papers study X": the paper is about X itself, not just the broad field).
+- "partly": the paper is closely related and answers part of it, or answers a broader or narrower version of the \
+question.
 - "no": same broad field at most, but it does not answer the question (a different method, setting, finding or claim).
-For a claim (a statement rather than a question), "yes" means the abstract states evidence that supports or refutes that claim.
+For a claim (a statement rather than a question), "yes" means the abstract states evidence that supports or refutes \
+that claim.
 Judge each line on its own; do not try to guess how the items were chosen.
 
 Output: write OUTPUT_FILE, one JSON object per input line, in input order:
 {"item": "<the line's item>", "verdict": "yes" | "partly" | "no", "why": "<at most 20 words>"}
-Then check the file: exactly 60 lines, each valid JSON, items matching the input. Write it with a short Python script if that is easier (json.dumps each object), but each verdict must be your own judgement after reading that line - never produced by code or keyword matching.
+Then check the file: exactly 60 lines, each valid JSON, items matching the input. Write it with a short Python script \
+if that is easier (json.dumps each object), but each verdict must be your own judgement after reading that line - \
+never produced by code or keyword matching.
 """
 
 
@@ -64,14 +73,17 @@ def prep(folder: Path, out: Path, seed: int = 0) -> None:
         for r, best, p in rng.sample(near, min(90, len(near))) + rng.sample(control, min(30, len(control))):
             n = f"a{len(items) + 1:03d}"
             items.append({"item": n, "question": r["question"], "paper": text[best]})
-            key[n] = {"id": r["id"], "split": split, "form": r["form"], "near_miss": r["gold"] is None, "p": round(p, 4)}
+            key[n] = {"id": r["id"], "split": split, "form": r["form"], "near_miss": r["gold"] is None,
+                      "p": round(p, 4)}
     rng.shuffle(items)
     out.mkdir(parents=True, exist_ok=True)
     for g in range(0, len(items), 60):
-        (out / f"items-{g // 60}.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items[g:g + 60]), encoding="utf-8")
+        (out / f"items-{g // 60}.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items[g:g + 60]),
+                                                    encoding="utf-8")
     (out / "key.json").write_text(json.dumps(key, indent=1), encoding="utf-8")
     (out / "prompt.txt").write_text(PROMPT, encoding="utf-8")
-    print(f"{len(items)} items in {(len(items) + 59) // 60} files: " + str(Counter((k["split"], k["near_miss"]) for k in key.values())))
+    print(f"{len(items)} items in {(len(items) + 59) // 60} files: "
+          + str(Counter((k["split"], k["near_miss"]) for k in key.values())))
 
 
 def score(out: Path) -> None:

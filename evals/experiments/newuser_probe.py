@@ -61,8 +61,8 @@ def main(argv: list[str]) -> None:
         for q in questions:
             a, b = runs[0].get(q["id"], {}), runs[1].get(q["id"], {})
             if (a.get("mode"), a.get("form")) != (b.get("mode"), b.get("form")):
-                print(f"{q['id']} {q['kind']}: {a.get('mode')}/{a.get('form') or '-'} -> {b.get('mode')}/{b.get('form') or '-'} | "
-                      f"{q['question'][:90]}")
+                print(f"{q['id']} {q['kind']}: {a.get('mode')}/{a.get('form') or '-'} -> "
+                      f"{b.get('mode')}/{b.get('form') or '-'} | {q['question'][:90]}")
     for path, run in zip(argv[1:], runs):
         print(path, dict(score(questions, run, by_title)))
 

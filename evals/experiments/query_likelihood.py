@@ -3,7 +3,8 @@ near-miss better than the calibrated P? For the best paper by P, the question's 
 written after that paper's title and abstract, minus the same written after no paper (pointwise mutual
 information, as in UPR: Sachan et al. 2022, "Improving Passage Retrieval with Zero-Shot Question Generation").
 
-    python -m evals.experiments.query_likelihood <calibration report folder> <gguf> <out.jsonl> [per-cell n] [held|calib|iclr] [P floor]
+    python -m evals.experiments.query_likelihood <calibration report folder> <gguf> <out.jsonl> \
+        [per-cell n] [held|calib|iclr] [P floor]
 
     python -m evals.experiments.query_likelihood --analyse <out.jsonl>
 
@@ -12,10 +13,10 @@ n answerable + n near-miss per form, not gated, whose best P reaches the floor (
 the calibration part's human-written questions, 0.0022: where a second stage would run), in random order.
 
 Result on 2026-12-04 (2-core AMD EPYC Zen 4; Qwen2.5-Coder-0.5B Q4_K_M through llama.cpp; 220 words of title + abstract;
-evals/reports/query-likelihood-heldout-20261204.jsonl, 237 held-out rows, a random sample of the 997 at or above the floor,
-stopped there): 3.0 s per question (p50). ROC AUC over those rows: P 0.952, PMI alone 0.882; a logistic model over
-(logit P, PMI), 5-fold CV: 0.958 (P alone, same CV: 0.950); on SciFact's claims no gain (0.845 -> 0.842), on written
-questions 0.985 -> 1.000, on spans 0.968 -> 0.980. Where the decision is made, it does not help: keeping every
+evals/reports/query-likelihood-heldout-20261204.jsonl, 237 held-out rows, a random sample of the 997 at or above the
+floor, stopped there): 3.0 s per question (p50). ROC AUC over those rows: P 0.952, PMI alone 0.882; a logistic model
+over (logit P, PMI), 5-fold CV: 0.958 (P alone, same CV: 0.950); on SciFact's claims no gain (0.845 -> 0.842), on
+written questions 0.985 -> 1.000, on spans 0.968 -> 0.980. Where the decision is made, it does not help: keeping every
 answerable sampled row, P alone refuses 61/108 near-misses and P + PMI 57/108 (claims and written questions: 15/34 and
 12/34). ~3 s more before the first token for no gain at the operating end: not adopted.
 """
@@ -69,7 +70,8 @@ class Scorer:
         return self.llm.tokenize(text.encode(), add_bos=False, special=True)
 
     def logprob(self, user: str, answer: str) -> tuple[float, int]:
-        """Sum and count of the answer's token log-probabilities after the prompt (KV cache reused for a shared prefix)."""
+        """Sum and count of the answer's token log-probabilities after the prompt (KV cache reused for a shared
+        prefix)."""
         prompt = self._prompt(user)
         ans = self.llm.tokenize(answer.encode(), add_bos=False, special=False)
         toks = prompt + ans
@@ -134,7 +136,8 @@ def main() -> None:
             without, _ = scorer.logprob(ASK_WITHOUT, r["question"])
             out.write(json.dumps({"id": r["id"], "form": r["form"], "answerable": r["gold"] is not None,
                                   "gold_top": bool(r["gold"] and pid in r["gold"]), "p": j.best,
-                                  "lp_with": with_, "lp_without": without, "tokens": k, "s": round(time.time() - t, 2)}) + "\n")
+                                  "lp_with": with_, "lp_without": without, "tokens": k,
+                                  "s": round(time.time() - t, 2)}) + "\n")
             out.flush()
 
 
@@ -157,13 +160,15 @@ def analyse(path: str) -> None:
     for form in sorted(set(forms)):
         m = forms == form
         if len(set(y[m])) > 1:
-            print(f"  {form}: {m.sum()} rows, P alone {roc_auc_score(y[m], p_only[m]):.3f}, P + PMI {roc_auc_score(y[m], both[m]):.3f}")
+            print(f"  {form}: {m.sum()} rows, P alone {roc_auc_score(y[m], p_only[m]):.3f}, P + PMI "
+                  f"{roc_auc_score(y[m], both[m]):.3f}")
     for name, group in (("claims and written", ("claim", "generated")), ("all", tuple(set(forms)))):
         m = np.isin(forms, group)
         a, n = m & y, m & ~y
         refused_p = (p_only[n] < p_only[a].min()).sum()
         refused_both = (both[n] < both[a].min()).sum()
-        print(f"  {name}: near-misses refused keeping all {a.sum()} answerable: P {refused_p}/{n.sum()}, P + PMI {refused_both}/{n.sum()}")
+        print(f"  {name}: near-misses refused keeping all {a.sum()} answerable: P {refused_p}/{n.sum()}, P + PMI "
+              f"{refused_both}/{n.sum()}")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,12 @@
 """Re-measure the saved calibration rows a change can move, against the same calibration store: `named` (default), the
 rows where some candidate was named (relevance 1.0 from the name look-up: a change to name matching); `namelike`, the
-rows whose question holds a word written as a name (retrieve.name_like: a change to which names name a paper); `hyphen`, the
-rows whose question holds a hyphenated word (a change to how its terms are read), so `ragqa eval calibrate --rows` refits on
-what the current code measures without rebuilding every row (~20 min). Other rows are copied as saved; the check
-sets' rows are left out, so the refit measures them again on the bundled index.
+rows whose question holds a word written as a name (retrieve.name_like: a change to which names name a paper); `hyphen`,
+the rows whose question holds a hyphenated word (a change to how its terms are read), so `ragqa eval calibrate --rows`
+refits on what the current code measures without rebuilding every row (~20 min). Other rows are copied as saved; the
+check sets' rows are left out, so the refit measures them again on the bundled index.
 
-    RAGQA_VECTORSTORE_DIR=<calibration store> python -m evals.experiments.refeaturise <report folder> <out folder> [named|namelike|hyphen]
+    RAGQA_VECTORSTORE_DIR=<calibration store> \
+        python -m evals.experiments.refeaturise <report folder> <out folder> [named|namelike|hyphen]
 
 Collections as `ragqa eval calibrate --fraction 0.5 --seed 0` names them: SciFact claims (ids beir-*) in
 calib-beir-scifact-50-0, the ICML rows in calib-icml2024-50-0, the ICLR transfer rows in calib-iclr2024-50-0.
@@ -50,7 +51,8 @@ def main() -> None:
 
     def pipeline(prefix: str) -> Pipeline:
         if prefix not in pipelines:
-            pipelines[prefix] = Pipeline(base.model_copy(update={"collection_prefix": prefix}), embedder=shared.embedder)
+            pipelines[prefix] = Pipeline(base.model_copy(update={"collection_prefix": prefix}),
+                                         embedder=shared.embedder)
         return pipelines[prefix]
 
     for name, key in (("rows.jsonl", "main"), ("rows-iclr2024.jsonl", "iclr2024.jsonl")):

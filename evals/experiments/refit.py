@@ -60,7 +60,8 @@ def run(feats, label):
             auc = roc_auc_score(a[mk], s[mk]) if len(set(a[mk])) > 1 else float("nan")
             parts.append(f"{f}: auc {auc:.3f} FA {fa}/{(a&mk).sum()} NM {nm}/{(~a&mk).sum()}")
         print(f"  {name}: auc {roc_auc_score(a, s):.3f}; " + "; ".join(parts))
-    test_scores = [float((1 / (1 + np.exp(-(sc.transform(np.array(cols(feats, r))) @ m.coef_[0] + m.intercept_[0])))).max()) for r in test]
+    test_scores = [float((1 / (1 + np.exp(-(sc.transform(np.array(cols(feats, r))) @ m.coef_[0]
+                                            + m.intercept_[0])))).max()) for r in test]
     print(label, "coef", np.round(m.coef_[0], 2), "thr", round(float(thr), 4))
     evalset(train, best_cv, "cv")
     evalset(test, test_scores, "test")

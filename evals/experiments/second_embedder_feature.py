@@ -110,7 +110,8 @@ def run(feats, calib, splits, target=0.04):
     threshold = float(np.sort(best[answerable])[int(np.floor(target * answerable.sum()))])
     print("==", feats, "answer point", round(threshold, 4))
     for name, srows in splits.items():
-        s = np.array([0.0 if r["cols"] is None else fitted.predict_proba(np.array(matrix(r, feats)))[:, 1].max() for r in srows])
+        s = np.array([0.0 if r["cols"] is None else fitted.predict_proba(np.array(matrix(r, feats)))[:, 1].max()
+                      for r in srows])
         a = np.array([r["gold"] is not None for r in srows])
         print(f"   {name}: AUC {roc_auc_score(a, s):.4f} false abstention {int(((s < threshold) & a).sum())}/{a.sum()} "
               f"near-miss abstention {int(((s < threshold) & ~a).sum())}/{(~a).sum()}")

@@ -1,6 +1,6 @@
-"""Experiment (a probe, not a stage): how often spelling (ragqa/query/spelling.py) changes a question, on questions that have
-no slips. Prints each correction of every question in evals/datasets/ (and any extra JSONL files) against the bundled
-index's term table, and optionally of a calibration run's templated questions against that run's index.
+"""Experiment (a probe, not a stage): how often spelling (ragqa/query/spelling.py) changes a question, on questions that
+have no slips. Prints each correction of every question in evals/datasets/ (and any extra JSONL files) against the
+bundled index's term table, and optionally of a calibration run's templated questions against that run's index.
 
     python -m evals.experiments.spelling_probe [extra.jsonl ...] \
         [--rows <calibration report>/rows.jsonl --catalog <store>/calib-icml2024-50-0-...catalog.sqlite]

@@ -35,7 +35,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     report = json.loads((args.report / "report.json").read_text())
-    calibration = Calibration.from_json(json.loads(args.calibration.read_text()) if args.calibration else report["calibration"])
+    calibration = Calibration.from_json(json.loads(args.calibration.read_text()) if args.calibration
+                                        else report["calibration"])
     style = styles()
     for name, rows in _cached_rows(args.report).items():
         rows = [r for r in rows if r["id"] in style]
@@ -51,7 +52,8 @@ def main() -> None:
                 by[style[r["id"]]].append(r)
             total = evaluate(calibration, prows)
             print(f"{name} {part}: {len(prows)} written questions, AUC {total.get('roc_auc')}, false abstention "
-                  f"{total['false_abstention']}, near-miss abstention {total['near_miss_abstention']}, gold listed {total['gold_listed']}")
+                  f"{total['false_abstention']}, near-miss abstention {total['near_miss_abstention']}, gold listed "
+                  f"{total['gold_listed']}")
             for s, srows in sorted(by.items()):
                 e = evaluate(calibration, srows)
                 print(f"    {s:10s} AUC {e.get('roc_auc')}  false abstention {e['false_abstention']:>7s}  "

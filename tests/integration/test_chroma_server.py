@@ -23,7 +23,8 @@ def test_ingest_and_search_through_server(chroma_server, tmp_path):
     assert pipeline.ingest(pipeline.load()[0], progress=False).embedded_chunks == 0
     result = pipeline.search("graph network with learnable fractional derivative orders", k=3, translate=False)
     assert result.hits[0].meta["label"] == "DRAGON"
-    assert not (tmp_path / "unused" / "chroma.sqlite3").exists()  # nothing written to an embedded store (the catalog sits there)
+    # nothing written to an embedded store (the catalog sits there)
+    assert not (tmp_path / "unused" / "chroma.sqlite3").exists()
     stats = Pipeline(settings).index().stats()
     assert stats["papers"] == 95 and "server" in stats["store"]
 

@@ -28,7 +28,8 @@ def test_two_workers_share_one_index_and_all_processes_stop(tmp_path):
     base = free_port_run(4)  # workers at base and base + 1 (the launcher's layout), then Chroma and the LLM server
     ports = list(range(base, base + 4))
     cluster = start(tmp_path / "cluster", workers=2, base_port=ports[0], chroma_port=ports[2], llm_port=ports[3],
-                    llm_server=[sys.executable, "-m", "evals.fake_llm", "--port", "{port}"], model="fake", log=lambda m: None)
+                    llm_server=[sys.executable, "-m", "evals.fake_llm", "--port", "{port}"], model="fake",
+                    log=lambda m: None)
     try:
         assert len(cluster.procs) == 4 and all(p.poll() is None for p in cluster.procs)
         result = run_load(cluster.urls, users=2, per_user=1)  # one session per worker

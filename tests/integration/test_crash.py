@@ -93,14 +93,16 @@ def _same_chunk(a: tuple, b: tuple) -> bool:
 
 def _describe(differ: list[str], got: dict, want: dict) -> str:
     """Which part (text, metadata, vector) of which chunks differs from the clean ingest."""
-    parts = Counter(name for cid in differ for name, a, b in zip(("text", "metadata", "vector"), got[cid], want[cid]) if a != b)
+    parts = Counter(name for cid in differ for name, a, b in zip(("text", "metadata", "vector"), got[cid], want[cid])
+                    if a != b)
     cid = differ[0]
     first = {name: (a[:300], b[:300]) if name != "vector" else (a[:4], b[:4])
              for name, a, b in zip(("text", "metadata", "vector"), got[cid], want[cid]) if a != b}
     vectors = [cid for cid in differ if not _same_chunk((0, 0, got[cid][2]), (0, 0, want[cid][2]))]
     if vectors:  # how far off, and is it another chunk's vector?
         first["vector"] = {"max_abs_diff": max(abs(a - b) for a, b in zip(got[vectors[0]][2], want[vectors[0]][2])),
-                           "vector_of": [c for c, v in want.items() if _same_chunk((0, 0, got[vectors[0]][2]), (0, 0, v[2]))][:3]}
+                           "vector_of": [c for c, v in want.items()
+                                         if _same_chunk((0, 0, got[vectors[0]][2]), (0, 0, v[2]))][:3]}
     return f"{len(differ)} chunks differ from a clean ingest ({dict(parts)}); {cid}: (got, clean) {first}"
 
 

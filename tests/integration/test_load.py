@@ -22,7 +22,8 @@ SESSIONS = 8
 QUESTIONS = [  # on-topic: each names the subject of a bundled paper; per session, a first question and follow-ups
     ("graph neural network with distributed-order fractional derivatives", "What datasets did they evaluate it on?",
      "diffusion-based augmentation for training robust classifiers"),
-    ("Which paper introduces DiffAug?", "What architectures did they evaluate it with?", "sparse autoencoders for board game models"),
+    ("Which paper introduces DiffAug?", "What architectures did they evaluate it with?",
+     "sparse autoencoders for board game models"),
     ("semi-synthetic transformers for evaluating mechanistic interpretability", "How many models does it include?",
      "explaining selective state space sequence models"),
     ("training Cox proportional hazards models faster", "What speed-up do they report?",
@@ -55,8 +56,8 @@ def app_url(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("load")
     shutil.copytree(ROOT / "data", tmp / "data")
     llm = ScriptedLLM([_reply])
-    pipeline = Pipeline(Settings(data_dir=tmp / "data", vectorstore_dir=tmp / "vs", embed_model="hash", min_relevance=0.1,
-                                 model_cache_dir=tmp / "cache",
+    pipeline = Pipeline(Settings(data_dir=tmp / "data", vectorstore_dir=tmp / "vs", embed_model="hash",
+                                 min_relevance=0.1, model_cache_dir=tmp / "cache",
                                  calibration_file=ROOT / "tests" / "data" / "calibration-hash.json"),
                         llm=llm, fast_llm=llm)
     pipeline.ingest(pipeline.load()[0], progress=False)
@@ -83,7 +84,8 @@ def _session(url: str, questions: tuple[str, ...], start: threading.Barrier) -> 
     chat, out = [], []
     for question in questions:
         began = time.perf_counter()
-        job = client.submit(question=question, chat=chat, api_name="/respond")  # by name: other inputs keep the UI defaults
+        # by name: other inputs keep the UI defaults
+        job = client.submit(question=question, chat=chat, api_name="/respond")
         first = None
         for _ in job:  # streamed updates
             first = first if first is not None else time.perf_counter() - began

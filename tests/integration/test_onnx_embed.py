@@ -13,7 +13,8 @@ from ragqa.models.weights import load_embedder
 
 pytestmark = pytest.mark.integration
 TEXTS = ["Sparse autoencoders decompose activations into interpretable features.",
-         "We propose a graph neural network with distributed-order fractional derivatives. " * 20,  # past 256 word-pieces
+         # past 256 word-pieces
+         "We propose a graph neural network with distributed-order fractional derivatives. " * 20,
          "扩散模型采样质量"]  # word-pieces the English vocabulary barely has
 
 
@@ -27,8 +28,10 @@ def test_onnx_vectors_match_torch():
 
 def test_onnx_backend_imports_no_torch():
     code = ("import sys; from ragqa.config import Settings; from ragqa.models.weights import load_embedder; "
-            "e = load_embedder(Settings(embed_backend='onnx')); e.get_query_embedding('x'); print('torch' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"HF_HUB_OFFLINE": "1", "PATH": ""})
+            "e = load_embedder(Settings(embed_backend='onnx')); e.get_query_embedding('x'); "
+            "print('torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={"HF_HUB_OFFLINE": "1", "PATH": ""})
     assert done.returncode == 0, done.stderr[-400:]
     assert done.stdout.strip().splitlines()[-1] == "False"
 
@@ -44,7 +47,8 @@ def test_default_question_side_imports_no_torch():
     code = ("import sys; from ragqa.config import Settings; from ragqa.pipeline import Pipeline; "
             "p = Pipeline(Settings()); p.embedder.get_query_embedding('x'); "
             "p.embedder.get_text_embedding_batch(['an evidence sentence']); print('torch' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"HF_HUB_OFFLINE": "1", "PATH": ""})
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={"HF_HUB_OFFLINE": "1", "PATH": ""})
     assert done.returncode == 0, done.stderr[-400:]
     assert done.stdout.strip().splitlines()[-1] == "False"
 

@@ -39,7 +39,8 @@ def test_a_server_that_goes_away_is_one_clear_error_and_recovery_needs_no_restar
         with pytest.raises(StoreUnavailableError, match="Cannot reach the Chroma server"):
             pipeline.ingest(pipeline.load()[0], progress=False)
         for name, value in (("RAGQA_DATA_DIR", settings.data_dir), ("RAGQA_VECTORSTORE_DIR", settings.vectorstore_dir),
-                            ("RAGQA_EMBED_MODEL", "hash"), ("RAGQA_CHROMA_HOST", "127.0.0.1"), ("RAGQA_CHROMA_PORT", port)):
+                            ("RAGQA_EMBED_MODEL", "hash"), ("RAGQA_CHROMA_HOST", "127.0.0.1"),
+                            ("RAGQA_CHROMA_PORT", port)):
             monkeypatch.setenv(name, str(value))
         capsys.readouterr()
         assert main(["search", question]) == 1

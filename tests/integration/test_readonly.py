@@ -34,8 +34,8 @@ def test_a_read_only_store_says_so_in_one_line(readonly_store, indexed, args):
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAGQA_")}, "HF_HUB_OFFLINE": "1",
            "RAGQA_VECTORSTORE_DIR": str(readonly_store), "RAGQA_EMBED_MODEL": "hash",
            "RAGQA_DATA_DIR": str(indexed.settings.data_dir)}
-    proc = subprocess.run([str(Path(sys.executable).with_name("ragqa")), *args], env=env, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run([str(Path(sys.executable).with_name("ragqa")), *args], env=env, capture_output=True,
+                          text=True, timeout=300)
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert proc.returncode != 0 and "Traceback" not in proc.stderr and len(errors) == 1, proc.stderr
     assert "cannot be written" in errors[0] and "damaged" not in errors[0]

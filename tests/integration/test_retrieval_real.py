@@ -8,15 +8,19 @@ pytestmark = pytest.mark.integration
 # (question written without the abstract's wording, start of the gold paper's label)
 PARAPHRASED = [
     ("graph network whose derivative order is a learned mixture over many real-valued orders", "DRAGON"),
-    ("learning the energy potential of a population's dynamics from snapshots, avoiding bilevel optimisation", "JKOnet*"),
-    ("a benchmark of small transformers with known circuits for checking mechanistic interpretability tools", "InterpBench"),
+    ("learning the energy potential of a population's dynamics from snapshots, avoiding bilevel optimisation",
+     "JKOnet*"),
+    ("a benchmark of small transformers with known circuits for checking mechanistic interpretability tools",
+     "InterpBench"),
     ("using a diffusion model to create extra training images for image classifiers", "DiffAug"),
     ("steering a pretrained flow matching generator toward a goal without any retraining", "OC-Flow"),
     ("evaluating agents that operate mobile phone apps", "SPA-Bench"),
     ("reinforcement learning agents that mix logic-based and neural policies", "BlendRL"),
     ("scoring how much each training example is worth using a generative model", "GMValuator"),
-    ("measuring sparse autoencoder quality on board-game language models where the true features are known", "Measuring Progress in Dictionary Learning"),
-    ("mixture-of-experts style sparse autoencoders that scale to very wide dictionaries cheaply", "Efficient Dictionary Learning with Switch Sparse Autoencoders"),
+    ("measuring sparse autoencoder quality on board-game language models where the true features are known",
+     "Measuring Progress in Dictionary Learning"),
+    ("mixture-of-experts style sparse autoencoders that scale to very wide dictionaries cheaply",
+     "Efficient Dictionary Learning with Switch Sparse Autoencoders"),
     ("self-driving system that combines fast heuristics with slow reasoning by a language model", "LeapAD"),
 ]
 

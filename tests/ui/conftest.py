@@ -48,10 +48,12 @@ def ui_pipeline(tmp_path_factory):
            '<img src=x onerror="window.__pwned=2"> for adversarial markup in abstracts of papers. '
            + "It is evaluated on many benchmarks of markup injection in web pages and documents. " * 3 + "\n")
     (tmp / "data" / "xss.txt").write_text(xss, encoding="utf-8")
-    pipeline = Pipeline(Settings(data_dir=tmp / "data", vectorstore_dir=tmp / "vs", embed_model="hash", min_relevance=0.1,
-                                 calibration_file=Path(__file__).resolve().parents[1] / "data" / "calibration-hash.json"))  # hashing-embedder scale
+    calibration = Path(__file__).resolve().parents[1] / "data" / "calibration-hash.json"  # hashing-embedder scale
+    pipeline = Pipeline(Settings(data_dir=tmp / "data", vectorstore_dir=tmp / "vs", embed_model="hash",
+                                 min_relevance=0.1, calibration_file=calibration))
     pipeline.ingest(pipeline.load()[0], progress=False)
-    pipeline._llm = pipeline._fast_llm = pipeline._rewrite_llm = ScriptedLLM([lambda p: cite_first(p) if "Sources:" in p else p.split("Last question:")[-1].split("\n")[0].strip() or "q"])
+    pipeline._llm = pipeline._fast_llm = pipeline._rewrite_llm = ScriptedLLM(
+        [lambda p: cite_first(p) if "Sources:" in p else p.split("Last question:")[-1].split("\n")[0].strip() or "q"])
     return pipeline
 
 

@@ -25,7 +25,8 @@ def test_library_name_for(filename, name):
 
 @pytest.mark.parametrize("name, ok", [
     ("  protein-folding ", "protein-folding"), ("My refs 2", "My refs 2"), ("v1.2_final", "v1.2_final"),
-    ("", None), ("   ", None), ("all", None), ("ALL", None), ("any", None), ("-leading", None), ("a;b", None), ("x" * 65, None),
+    ("", None), ("   ", None), ("all", None), ("ALL", None), ("any", None), ("-leading", None), ("a;b", None),
+    ("x" * 65, None),
 ])
 def test_check_library_name(name, ok):
     if ok is None:
@@ -37,7 +38,8 @@ def test_check_library_name(name, ok):
 
 def _paper(n: int) -> Paper:
     return Paper(paper_id=f"p{n}", abstract=f"Abstract number {n}.", text=f"Abstract number {n}.", label=f"P{n}",
-                 title=f"Folding Paper {n}", authors=("Maren Quill",), year=2025, extra=(("citekey", f"quill2025p{n}"),))
+                 title=f"Folding Paper {n}", authors=("Maren Quill",), year=2025,
+                 extra=(("citekey", f"quill2025p{n}"),))
 
 
 def test_write_export_is_named_by_content(tmp_path):

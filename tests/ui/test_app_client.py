@@ -36,7 +36,8 @@ def test_single_answer_with_citation_and_source_card(ui_url):
     from gradio_client import Client
 
     client = Client(ui_url, verbose=False)
-    updates, (chat, sources, box, chart) = _ask(client, "graph neural network with distributed-order fractional derivatives")
+    updates, (chat, sources, box, chart) = _ask(client,
+                                                "graph neural network with distributed-order fractional derivatives")
     answer = _text(chat[-1])
     assert _cites_first(answer) and "DRAGON" in answer
     assert 'class="rq-card cited"' in sources and "<mark>" in sources
@@ -98,7 +99,8 @@ def test_papers_tab_lists_and_counts(ui_url):
     assert "96 papers** indexed" in counts and f"showing {len(rows)}" in counts
     rows, counts = _papers(client)
     assert len(rows) == 96 and "NeurIPS 2024: 38" in counts and "Library: default: 96" in counts
-    assert sum(1 for r in rows if r[0] and not r[0].endswith("…")) >= 90  # bundled papers show titles, not abstract starts
+    # bundled papers show titles, not abstract starts
+    assert sum(1 for r in rows if r[0] and not r[0].endswith("…")) >= 90
 
 
 def _papers(client, query="", venue="Any", author="", status="Any", library="Any"):
@@ -117,7 +119,8 @@ def test_papers_tab_filters_by_author_status_library_with_facet_counts(ui_url):
     status = sorted(statuses)[0]
     rows, counts = _papers(client, status=status)
     assert rows and {r[2] for r in rows} == {status}
-    assert all(f"{s}: " in counts for s in statuses)  # a facet counts what the other filters admit, not only the chosen value
+    # a facet counts what the other filters admit, not only the chosen value
+    assert all(f"{s}: " in counts for s in statuses)
     rows, counts = _papers(client, venue="ICLR 2025", status=status)
     assert all(r[1] == "ICLR 2025" and r[2] == status for r in rows)
     assert f"ICLR 2025: {len(rows)}" in counts.split("Venue: ")[1].split("\n")[0]  # the venue facet, other venues too
@@ -172,10 +175,13 @@ def test_library_selector_is_a_filter(ui_url):
     from gradio_client import Client
 
     client = Client(ui_url, verbose=False)
-    _, (chat, sources, _, _) = _ask(client, "graph neural network with distributed-order fractional derivatives", library="default")
+    _, (chat, sources, _, _) = _ask(client, "graph neural network with distributed-order fractional derivatives",
+                                    library="default")
     assert "DRAGON" in _text(chat[-1]) and 'class="rq-card cited"' in sources
-    _, (chat, _, _, _) = _ask(Client(ui_url, verbose=False), "graph neural network fractional derivatives", library="gone")
-    assert _text(chat[-1]).startswith("⚠️ No library &#x27;gone&#x27;. Libraries: default")  # one line, not Gradio's generic error
+    _, (chat, _, _, _) = _ask(Client(ui_url, verbose=False), "graph neural network fractional derivatives",
+                              library="gone")
+    # one line, not Gradio's generic error
+    assert _text(chat[-1]).startswith("⚠️ No library &#x27;gone&#x27;. Libraries: default")
     _, (chat, _, _, _) = _ask(Client(ui_url, verbose=False), "graph neural network fractional derivatives", year="soon")
     assert _text(chat[-1]).startswith("⚠️ Year &#x27;soon&#x27; is not a year")
 

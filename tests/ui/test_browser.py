@@ -29,7 +29,8 @@ def test_ask_in_browser_streams_answer_with_citation_and_card(page):
 
 def test_markup_in_abstract_and_question_is_inert(page):
     page.evaluate("window.__pwned = 0")
-    page.fill("#rq-question textarea", "XSSNet markup injection <img src=x onerror=\"window.__pwned=3\"> <script>window.__pwned=4</script>")
+    page.fill("#rq-question textarea",
+              "XSSNet markup injection <img src=x onerror=\"window.__pwned=3\"> <script>window.__pwned=4</script>")
     page.click("#rq-send")
     page.wait_for_function("document.querySelector('#rq-sources').innerText.includes('XSSNet')", timeout=60_000)
     page.wait_for_timeout(1500)
@@ -45,7 +46,8 @@ def test_papers_tab(page):
     page.wait_for_function("document.body.innerText.includes('96 papers')", timeout=30_000)
     page.screenshot(path=str(SHOTS / "papers.png"), full_page=True)
     page.fill("#rq-paper-search textarea", "fractional")
-    page.wait_for_function("document.querySelector('#rq-papers').innerText.includes('Fractional Graph Operating Network')", timeout=30_000)
+    page.wait_for_function("document.querySelector('#rq-papers')"
+                           ".innerText.includes('Fractional Graph Operating Network')", timeout=30_000)
     assert "Fractional Graph Operating Network" in page.inner_text("#rq-papers")
 
 
@@ -82,7 +84,8 @@ def test_paper_record_and_ask_about_it(page, ui_pipeline):
     page.fill("#rq-paper-search textarea", "fractional")
     page.wait_for_function(f"document.querySelector('#rq-papers').innerText.includes('{title}')", timeout=30_000)
     assert page.locator("#rq-ask-paper").is_hidden()
-    page.locator("#rq-papers").get_by_text(title, exact=True).filter(visible=True).first.click()  # the cell, not its sizing copy
+    # the cell, not its sizing copy
+    page.locator("#rq-papers").get_by_text(title, exact=True).filter(visible=True).first.click()
     page.wait_for_selector(f"#rq-paper-record .rq-record[data-paper='{pid}']", timeout=30_000)
     record = page.inner_text("#rq-paper-record")
     assert meta["text"][:120] in " ".join(record.split()) or meta["text"][:120] in record  # the full abstract

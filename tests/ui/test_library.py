@@ -18,7 +18,8 @@ LIBRARY = "protein-folding"
 # made-up methods on protein folding: no bundled paper shares these words (hashing embedder)
 BIB = (Path(__file__).resolve().parents[1] / "data" / "libraries" / "protein-folding.bib").read_text(encoding="utf-8")
 NEW_TITLES = ("FoldWeave", "Chaperone Diffusion for Misfolded Protein Recovery")
-CITEKEYS = {"FoldWeave": "quill2025foldweave", "Chaperone Diffusion for Misfolded Protein Recovery": "brandt2025chaperone"}
+CITEKEYS = {"FoldWeave": "quill2025foldweave",
+            "Chaperone Diffusion for Misfolded Protein Recovery": "brandt2025chaperone"}
 QUESTION = "Which method folds protein chains from amino acid sequences with braided residue contact maps?"
 
 
@@ -46,7 +47,8 @@ def test_upload_shows_the_report(page, bib_file):
     page.wait_for_function(f"document.querySelector('#rq-lib-name textarea, #rq-lib-name input').value === '{LIBRARY}'",
                            timeout=30_000)
     page.click("#rq-ingest")
-    page.wait_for_function("document.querySelector('#rq-ingest-report').innerText.includes('papers indexed')", timeout=60_000)
+    page.wait_for_function("document.querySelector('#rq-ingest-report').innerText.includes('papers indexed')",
+                           timeout=60_000)
     report = page.inner_text("#rq-ingest-report")
     # the record without an abstract is kept as its record (#46 1), and the report says so
     assert f"Library {LIBRARY}: 3 papers indexed (3 new" in report and "1 without an abstract" in report
@@ -87,7 +89,8 @@ def test_library_selector_restricts_the_chat(page):
 def test_an_api_client_can_choose_the_new_library(ui_url):
     from gradio_client import Client
 
-    job = Client(ui_url, verbose=False).submit(QUESTION, [], "Any", "Any", "Any", LIBRARY, 10, False, api_name="/respond")
+    job = Client(ui_url, verbose=False).submit(QUESTION, [], "Any", "Any", "Any", LIBRARY, 10, False,
+                                               api_name="/respond")
     chat, sources, _, _ = job.result()
     assert 'class="rq-card cited"' in sources and any(t in sources for t in NEW_TITLES)
     assert "DRAGON" not in sources
@@ -111,13 +114,15 @@ def test_errors_are_one_line(page, tmp_path):
     page.wait_for_function("document.querySelector('#rq-lib-name textarea, #rq-lib-name input').value === 'broken'",
                            timeout=30_000)
     page.click("#rq-ingest")
-    page.wait_for_function("document.querySelector('#rq-ingest-report').innerText.includes('Nothing to index')", timeout=30_000)
+    page.wait_for_function("document.querySelector('#rq-ingest-report').innerText.includes('Nothing to index')",
+                           timeout=30_000)
     report = page.inner_text("#rq-ingest-report")
     assert "broken.json: invalid JSON" in report and "/tmp" not in report
     page.fill("#rq-lib-name textarea, #rq-lib-name input", "all")
     page.click("#rq-ingest")
     page.wait_for_function("document.querySelector('#rq-ingest-report .rq-error') && "
-                           "document.querySelector('#rq-ingest-report').innerText.includes('means every library')", timeout=30_000)
+                           "document.querySelector('#rq-ingest-report').innerText.includes('means every library')",
+                           timeout=30_000)
     assert page.locator(".toast-body.error").count() == 0  # no generic Gradio error toast
 
 
@@ -133,7 +138,8 @@ def test_remove_library_asks_first(page):
     _choose(page, "rq-remove-name", LIBRARY)
     page.click("#rq-remove")
     page.click("#rq-remove-confirm")
-    page.wait_for_function("document.querySelector('#rq-remove-status').innerText.includes('Removed library')", timeout=30_000)
+    page.wait_for_function("document.querySelector('#rq-remove-status').innerText.includes('Removed library')",
+                           timeout=30_000)
     page.wait_for_function(f"!document.querySelector('#rq-libraries').innerText.includes('{LIBRARY}')", timeout=30_000)
     _tab(page, "Chat")
     page.click("#rq-library input")
@@ -155,7 +161,8 @@ def test_an_upload_that_fails_half_way_says_what_it_added(indexed, tmp_path, mon
     from ui.app import AppState
     from ui.library import LibraryTab
 
-    rows = [{"id": f"h{i}", "title": f"Half way {i}", "abstract": f"We study failures half way through uploads, case {i}. " * 4}
+    rows = [{"id": f"h{i}", "title": f"Half way {i}",
+             "abstract": f"We study failures half way through uploads, case {i}. " * 4}
             for i in range(6)]
     path = tmp_path / "half.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows))

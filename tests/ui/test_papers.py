@@ -26,9 +26,11 @@ def test_a_row_with_a_stale_cell_still_finds_a_unique_title(ui_pipeline):
 
 
 @pytest.mark.parametrize("meta, question", [
-    ({"title": "Vision Transformers Need Registers", "text": "..."}, 'What does "Vision Transformers Need Registers" propose and find?'),
-    ({"title": "", "label": "Embedders play a central role", "text": "Embedders play a central role in machine learning, "
-      "projecting any object into numerical representations that can be leveraged to perform various downstream tasks."},
+    ({"title": "Vision Transformers Need Registers", "text": "..."},
+     'What does "Vision Transformers Need Registers" propose and find?'),
+    ({"title": "", "label": "Embedders play a central role",
+      "text": "Embedders play a central role in machine learning, projecting any object into numerical representations "
+              "that can be leveraged to perform various downstream tasks."},
      'What does the paper beginning "Embedders play a central role in machine learning, projecting any object into …" '
      "propose and find?"),
 ])
@@ -76,7 +78,8 @@ def test_the_table_and_its_counts_are_look_ups_that_agree_with_the_records(ui_pi
     venues = Counter(m.get("venue") or "?" for m in metas.values())
     assert all(f"{v}: {n}" in summary for v, n in venues.items())
     rows, summary = papers_table(ui_pipeline, query="graph neur")  # the last word may be cut short
-    want = [m for m in metas.values() if "graph neur" in " ".join(str(m.get(k) or "") for k in ("title", "text")).lower()]
+    want = [m for m in metas.values()
+            if "graph neur" in " ".join(str(m.get(k) or "") for k in ("title", "text")).lower()]
     assert 0 < len(want) <= 10 and len(rows) == len(want) and f"showing {len(want)}." in summary
     rows, _ = papers_table(ui_pipeline, query="Kai Zhao")  # an author's name
     assert rows and all("Kai Zhao" in r[5] for r in rows)

@@ -32,7 +32,8 @@ def test_ingest_report_lists_every_skip_on_its_own_line():
     html = ingest_report("mine", "refs.bib", load, ["other.json: invalid JSON"], result)
     assert "<b>Library mine</b>: 2 papers indexed (1 new, 1 already indexed; 1 chunk embedded in 0.2 s)" in html
     assert "Read 4 records from refs.bib: 2 papers, 1 duplicate merged, 1 record skipped." in html
-    for title, line in (("Skipped records (1)", "refs.bib:a1: no abstract"), ("Unreadable files (1)", "other.json: invalid JSON"),
+    for title, line in (("Skipped records (1)", "refs.bib:a1: no abstract"),
+                        ("Unreadable files (1)", "other.json: invalid JSON"),
                         ("Not indexed (1)", "30,000-character abstract")):
         assert f"<h4>{title}</h4>" in html and line in html
 
@@ -47,13 +48,14 @@ def test_messages_are_escaped_one_liners():
     assert error_line("bad <script>") == '<div class="rq-error">⚠️ bad &lt;script&gt;</div>'
     assert status_line("a & b") == '<div class="rq-status">a &amp; b</div>'
     assert "&lt;img" in ingest_report("<img src=x>", "f.bib", LoadReport(entries=0), [], None) + \
-        ingest_report("<img src=x>", "f.bib", LoadReport(entries=1, papers=[object()]), [], IngestReport(papers=1, new_papers=1))
+        ingest_report("<img src=x>", "f.bib", LoadReport(entries=1, papers=[object()]), [],
+                      IngestReport(papers=1, new_papers=1))
 
 
 def test_paper_record_shows_every_field_escaped():
-    meta = {"paper_id": "p1", "title": "XSSNet <script>x()</script>", "authors": "Ann Lee; Bo Chen", "authors_truncated": True,
-            "venue": "ICML 2024", "year": 2024, "status": "Oral", "libraries": "default; mine", "topic": "",
-            "text": "We propose <img src=x onerror=alert(1)>."}
+    meta = {"paper_id": "p1", "title": "XSSNet <script>x()</script>", "authors": "Ann Lee; Bo Chen",
+            "authors_truncated": True, "venue": "ICML 2024", "year": 2024, "status": "Oral",
+            "libraries": "default; mine", "topic": "", "text": "We propose <img src=x onerror=alert(1)>."}
     html = paper_record(meta, [("Paper", 'https://example.org/a?b=1&c="2"')])
     assert '<h3>XSSNet &lt;script&gt;x()&lt;/script&gt;</h3>' in html and "<script>" not in html
     for shown in ("Ann Lee, Bo Chen et al.", "ICML 2024", "2024", "Oral", "default, mine", "&lt;img src=x"):
@@ -100,7 +102,8 @@ def _rendered(markdown_text: str) -> list[str]:
     ours = re.compile(r"</?(?:span|div|b|i|br)\b")  # the markup render.py writes itself
     tokens = MarkdownIt("commonmark").parse(markdown_text)
     inline = [c for t in tokens if t.type == "inline" for c in t.children]
-    return [c.type for c in inline if c.type in ("image", "link_open") or c.type == "html_inline" and not ours.match(c.content)] + \
+    return [c.type for c in inline if c.type in ("image", "link_open") or c.type == "html_inline"
+            and not ours.match(c.content)] + \
         [t.type for t in tokens if t.type == "html_block" and not ours.match(t.content)]
 
 
@@ -115,8 +118,8 @@ def test_an_answer_naming_hostile_metadata_renders_no_image_or_link():
     from ui.render import answer_markdown, inert
 
     for value in REMOTE:
-        answer = Answer(question="q", text=f"1 indexed paper addresses this: {value} (venue {value}) [1].", citations=[], abstained=False,
-                        mode="list", read_from_question=[f"venue={value}"])
+        answer = Answer(question="q", text=f"1 indexed paper addresses this: {value} (venue {value}) [1].",
+                        citations=[], abstained=False, mode="list", read_from_question=[f"venue={value}"])
         assert _rendered(answer_markdown(answer)) == [], value
         assert _rendered(inert(value)) == [], value
 
@@ -132,4 +135,5 @@ def test_every_answer_shows_its_coverage(coverage, abstained, shown):
     from ui.render import answer_markdown
 
     text = answer_markdown(Answer("Which papers study X?", "Some text [1].", abstained, "list", coverage=coverage))
-    assert shown in text and sum(label in text for label in ("Answered from", "Related papers only", "Not covered")) == 1
+    assert (shown in text and sum(label in text
+                                  for label in ("Answered from", "Related papers only", "Not covered")) == 1)

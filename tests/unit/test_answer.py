@@ -1,4 +1,5 @@
-"""Cited answers through the Pipeline with a scripted LLM: fallback, abstention, follow-ups, conversations, streaming."""
+"""Cited answers through the Pipeline with a scripted LLM: fallback, abstention, follow-ups, conversations,
+streaming."""
 from __future__ import annotations
 
 import re
@@ -20,7 +21,8 @@ def cite(label, claim="It does this"):
 
 
 def _pipeline(indexed, replies):
-    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(replies)  # one script for rewrites and answers
+    # one script for rewrites and answers
+    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(replies)
     return indexed
 
 
@@ -84,10 +86,12 @@ def test_an_acronym_asked_for_as_a_paper_is_still_missing(indexed):
 
 
 def test_translation_capitals_are_not_names_but_the_users_latin_names_are(indexed):
-    indexed.translations["视觉Transformer的浅层注意力关注什么？"] = "What do shallow attention layers of the Visual Transformer attend to?"
+    indexed.translations["视觉Transformer的浅层注意力关注什么？"] = ("What do shallow attention layers of the Visual "
+                                                                     "Transformer attend to?")
     indexed.translations["LoRA论文推荐的秩是多少？"] = "What rank does the paper recommend?"
     assert indexed.search("视觉Transformer的浅层注意力关注什么？").missing_name is None  # the model's rendering
-    assert indexed.search("LoRA论文推荐的秩是多少？").missing_name == "LoRA"  # the user's own word, dropped by the translation
+    # the user's own word, dropped by the translation
+    assert indexed.search("LoRA论文推荐的秩是多少？").missing_name == "LoRA"
 
 
 def _strict(pipeline, threshold=1.01):
@@ -119,7 +123,8 @@ def test_model_refusal_of_an_answerable_question_becomes_extractive(indexed):
 
 
 def test_follow_up_is_condensed_before_retrieval(indexed):
-    pipeline = _pipeline(indexed, ["Which architectures was DiffAug evaluated with?", cite("DiffAug", "DiffAug was evaluated with ViTs")])
+    pipeline = _pipeline(indexed, ["Which architectures was DiffAug evaluated with?",
+                                   cite("DiffAug", "DiffAug was evaluated with ViTs")])
     answer = ask(pipeline, "What architectures did they evaluate it with?", history=["Which paper introduces DiffAug?"])
     assert "Which paper introduces DiffAug?" in pipeline._llm.prompts[0]  # the condense prompt
     assert answer.query == "Which architectures was DiffAug evaluated with?"
@@ -129,7 +134,8 @@ def test_follow_up_is_condensed_before_retrieval(indexed):
 
 
 def test_follow_up_whose_rewrite_failed_reaches_the_model_as_asked(indexed):
-    pipeline = _pipeline(indexed, ["What kinds of data were they evaluated on?", cite("DiffAug", "DiffAug was evaluated on images")])
+    pipeline = _pipeline(indexed, ["What kinds of data were they evaluated on?",
+                                   cite("DiffAug", "DiffAug was evaluated on images")])
     ask(pipeline, "What kinds of data were they evaluated on?", history=["Which paper introduces DiffAug?"])
     assert "Question: What kinds of data were they evaluated on?" in pipeline._llm.prompts[-1]  # not both turns
 
@@ -167,10 +173,13 @@ def test_earlier_citations_stay_available(indexed):
     _strict(indexed, 0.0)  # the model accepts every question: this is about what reaches the prompt
     first = ask(_pipeline(indexed, ["DiffAug augments with diffusion [1]."]), "Which paper introduces DiffAug?")
     pipeline = _pipeline(indexed, ["Tell me more about it", "It is cheap [2]."])
-    answer = ask(pipeline, "and its cost?", history=["Which paper introduces DiffAug?"], cited_before=[c.paper_id for c in first.citations])
+    answer = ask(pipeline, "and its cost?", history=["Which paper introduces DiffAug?"],
+                 cited_before=[c.paper_id for c in first.citations])
     assert first.citations[0].paper_id not in {h.paper_id for h in answer.retrieved[:-1]}  # not found by this question
-    assert [c.paper_id for c in answer.citations] == [first.citations[0].paper_id]  # [2]: right after the best new match
-    assert {c.paper_id for c in answer.citations} <= {h.paper_id for h in answer.retrieved}  # earlier papers are listed too
+    # [2]: right after the best new match
+    assert [c.paper_id for c in answer.citations] == [first.citations[0].paper_id]
+    # earlier papers are listed too
+    assert {c.paper_id for c in answer.citations} <= {h.paper_id for h in answer.retrieved}
 
 
 def test_follow_up_without_earlier_citations_gets_the_previous_questions_papers(indexed):
@@ -180,9 +189,11 @@ def test_follow_up_without_earlier_citations_gets_the_previous_questions_papers(
     answer = ask(pipeline, "Was it evaluated on image classification?", history=["Which paper introduces DiffAug?"])
     assert diffaug in answer.judgement["probabilities"]  # judged as a paper the conversation names
     assert not answer.abstained and "DiffAug" in pipeline._llm.prompts[-1]
-    alone = ask(_pipeline(indexed, ["Was the method evaluated on image classification?"]), "Was it evaluated on image classification?",
+    alone = ask(_pipeline(indexed, ["Was the method evaluated on image classification?"]),
+                "Was it evaluated on image classification?",
                 history=["Which paper introduces DiffAug?"], cited_before=[])
-    assert diffaug not in alone.judgement.get("probabilities", {}) or alone.judgement["probabilities"][diffaug] < answer.judgement["probabilities"][diffaug]
+    assert (diffaug not in alone.judgement.get("probabilities", {})
+            or alone.judgement["probabilities"][diffaug] < answer.judgement["probabilities"][diffaug])
 
 
 def test_an_earlier_citation_retrieval_finds_again_is_still_the_paper_the_follow_up_names(indexed):
@@ -193,7 +204,8 @@ def test_an_earlier_citation_retrieval_finds_again_is_still_the_paper_the_follow
     query = "How are sparse autoencoders trained at large widths?"
     second = search(indexed.searcher, query).hits[1].paper_id  # retrieved, but not the best match
     pipeline = _pipeline(indexed, [query, "They train them with a new loss [1]."])
-    answer = ask(pipeline, "How do they train them?", history=["Which paper scales sparse autoencoders?"], cited_before=[second])
+    answer = ask(pipeline, "How do they train them?", history=["Which paper scales sparse autoencoders?"],
+                 cited_before=[second])
     assert second in {h.paper_id for h in answer.retrieved}
     assert answer.judgement["listed"][0] == second and answer.citations[0].paper_id == second
 
@@ -202,7 +214,8 @@ def test_follow_up_naming_an_unknown_method_abstains_despite_earlier_citations(i
     earlier = [pid for pid, m in indexed.searcher.paper_meta().items() if m.get("label") == "DiffAug"]
     assert earlier
     pipeline = _pipeline(indexed, ["Was DiffAug fine-tuned with LoRA?"])
-    answer = ask(pipeline, "Did they fine-tune it with LoRA?", history=["Which paper introduces DiffAug?"], cited_before=earlier)
+    answer = ask(pipeline, "Did they fine-tune it with LoRA?", history=["Which paper introduces DiffAug?"],
+                 cited_before=earlier)
     assert answer.abstained and answer.why == "unknown name" and "No indexed paper mentions LoRA" in answer.text
 
 
@@ -213,7 +226,8 @@ def test_unknown_name_in_the_users_words_counts_even_if_the_rewrite_drops_it(ind
 
 
 def test_chinese_question_translated_and_answered_in_chinese(indexed):
-    pipeline = _pipeline(indexed, ["Which graph neural network uses distributed-order fractional calculus?", "DRAGON 使用分布阶分数微积分 [1]。"])
+    pipeline = _pipeline(indexed, ["Which graph neural network uses distributed-order fractional calculus?",
+                                   "DRAGON 使用分布阶分数微积分 [1]。"])
     answer = ask(pipeline, "哪个图神经网络使用分布阶分数微积分？")
     assert answer.query.startswith("Which graph neural network")
     assert "Chinese" in pipeline._llm.prompts[-1] and answer.citations[0].label == "DRAGON"
@@ -237,12 +251,15 @@ def test_a_conversation_carries_follow_ups_through_pipeline_ask(indexed):
 
     conv = Conversation(cited=[])
     pipeline = _pipeline(indexed, [cite("DiffAug", "DiffAug augments images with one diffusion step"),
-                                   "Which architectures was DiffAug evaluated with?", cite("DiffAug", "DiffAug was evaluated with ViTs")])
+                                   "Which architectures was DiffAug evaluated with?",
+                                   cite("DiffAug", "DiffAug was evaluated with ViTs")])
     first = pipeline.ask("Which paper introduces DiffAug?", conversation=conv)
-    assert conv.history == ["Which paper introduces DiffAug?"] and conv.cited == [c.paper_id for c in first.citations] != []
+    assert (conv.history == ["Which paper introduces DiffAug?"]
+            and conv.cited == [c.paper_id for c in first.citations] != [])
     answer = pipeline.ask("What architectures did they evaluate it with?", conversation=conv)
     assert answer.query == "Which architectures was DiffAug evaluated with?"  # rewritten from the recorded history
-    assert conv.history[-1] == "What architectures did they evaluate it with?" and conv.cited_before == [c.paper_id for c in first.citations]
+    assert (conv.history[-1] == "What architectures did they evaluate it with?"
+            and conv.cited_before == [c.paper_id for c in first.citations])
     again = conv.without_last()
     assert again.history == ["Which paper introduces DiffAug?"] and again.cited == conv.cited_before
     conv.reset()
@@ -254,7 +271,8 @@ def test_an_abstained_turn_keeps_what_follow_ups_refer_to():
     from ragqa.answer.records import Answer, Citation
 
     conv = Conversation(cited=["p1"])
-    conv.record("Is there work on sign language?", Answer("Is there work on sign language?", "Not covered.", True, "abstain", ""))
+    conv.record("Is there work on sign language?", Answer("Is there work on sign language?", "Not covered.", True,
+                                                          "abstain", ""))
     assert conv.cited == ["p1"] and conv.history == ["Is there work on sign language?"]
     assert Conversation.of(["a", "b"]).cited is None  # unknown: the answerer asks the earlier questions again
     conv = Conversation(max_turns=2)
@@ -265,7 +283,8 @@ def test_an_abstained_turn_keeps_what_follow_ups_refer_to():
 
 def test_search_rewrites_a_follow_up_as_ask_does(indexed):
     pipeline = _pipeline(indexed, ["Which architectures was DiffAug evaluated with?"])
-    result = pipeline.search("What architectures did they evaluate it with?", history=["Which paper introduces DiffAug?"], translate=False)
+    result = pipeline.search("What architectures did they evaluate it with?",
+                             history=["Which paper introduces DiffAug?"], translate=False)
     assert result.query == "Which architectures was DiffAug evaluated with?"
 
 
@@ -277,8 +296,9 @@ def test_a_question_about_a_named_papers_record_is_answered_from_it_without_the_
     assert not answer.abstained and answer.mode == "record" and pipeline._llm.prompts == []
     (citation,) = answer.citations
     assert citation.label == "DRAGON" and "[1]" in answer.text and "Closest" not in answer.text
-    value = {"authors": " and ".join([", ".join(citation.authors[:-1]), citation.authors[-1]]) if len(citation.authors) > 1
-             else citation.authors[0], "venue": citation.venue, "year": str(citation.year)}[field]
+    value = {"authors": " and ".join([", ".join(citation.authors[:-1]), citation.authors[-1]])
+             if len(citation.authors) > 1 else citation.authors[0],
+             "venue": citation.venue, "year": str(citation.year)}[field]
     assert value and value in answer.text
 
 
@@ -347,7 +367,8 @@ def test_a_filter_that_admits_one_paper_names_it(indexed):
     answer is drawn from, though the answerability model alone would refuse the question."""
     from dataclasses import replace as with_points
 
-    pipeline = _pipeline(indexed, [cite("Benign Overfitting", "It shows benign overfitting and grokking in ReLU networks")])
+    pipeline = _pipeline(indexed,
+                         [cite("Benign Overfitting", "It shows benign overfitting and grokking in ReLU networks")])
     pipeline.__dict__["calibration"] = with_points(pipeline.calibration, answer_threshold=1.1, list_threshold=1.1)
     answer = ask(pipeline, "Which paper did Gal Vardi co-author, and what does it propose?")
     assert not answer.abstained and {c.title for c in answer.citations} == {  # his two papers in the collection

@@ -49,9 +49,11 @@ def test_judge_answers_lists_and_abstains_at_the_operating_points():
     assert strong.answerable and strong.listed[0] == "a" and "c" not in strong.listed
     assert list(strong.listed) == sorted(strong.listed, key=lambda p: -strong.probabilities[p])
     assert strong.answering == ("a", "b") and strong.explain(2) == ["a", "b"] and strong.explain(1) == ["a"]
-    only_listed = judge(cal, [_row("a", 0.9, coverage=1, rarest=1), _row("b", 0.42)])  # P(b) ~0.5: listed, not answering
+    # P(b) ~0.5: listed, not answering
+    only_listed = judge(cal, [_row("a", 0.9, coverage=1, rarest=1), _row("b", 0.42)])
     assert cal.list_threshold <= only_listed.probabilities["b"] < cal.answer_threshold
-    assert only_listed.top(2) == ["a", "b"] and only_listed.explain(2) == ["a"]  # an explain answer's 2nd paper must answer
+    # an explain answer's 2nd paper must answer
+    assert only_listed.top(2) == ["a", "b"] and only_listed.explain(2) == ["a"]
     weak = judge(cal, [_row("a", 0.2, coverage=0, rarest=0)])
     assert not weak.answerable and weak.best < cal.answer_threshold
     assert not judge(cal, []).answerable
@@ -84,7 +86,8 @@ def test_context_features_say_how_far_a_paper_leads_the_others():
     assert cols["lead_closeness"] == pytest.approx([-0.05, 0.05, -0.55])
     assert cols["lead_coverage"] == pytest.approx([0.5, -0.5, -0.5])
     assert cols["spread"] == pytest.approx([0.7 - 1.6 / 3] * 3)
-    assert with_context({"cosine": [0.5], "closeness": [0.5], "coverage": [1.0]})["lead"] == [0.0]  # a lone paper leads nobody
+    # a lone paper leads nobody
+    assert with_context({"cosine": [0.5], "closeness": [0.5], "coverage": [1.0]})["lead"] == [0.0]
 
 
 def test_candidate_features_carry_the_context_of_the_question():
@@ -117,7 +120,8 @@ def test_committed_calibrations_load_for_both_embedders(settings):
     for name in ("all-MiniLM-L6-v2", "hash-256"):
         cal = load_calibration(settings.model_copy(update={"calibration_file": None}), name)
         assert set(cal.features) <= set(FEATURES) and 0 < cal.list_threshold < 1 and 0 < cal.answer_threshold < 1
-    assert load_calibration(settings.model_copy(update={"calibration_file": None}), "all-MiniLM-L6-v2").features == FEATURES
+    assert (load_calibration(settings.model_copy(update={"calibration_file": None}), "all-MiniLM-L6-v2").features
+            == FEATURES)
 
 
 def _hit(pid, relevance, text):
@@ -148,7 +152,8 @@ def test_a_hyphenated_question_word_no_paper_writes_as_one_is_read_as_its_parts(
     hits = [_hit("ot", 0.5, papers["ot"]["text"]), _hit("p0", 0.5, papers["p0"]["text"])]
     ot, other = candidate_features("Which papers use Wasserstein-space gradient flows?", hits, {}, stats)
     assert ot.coverage == pytest.approx(1.0) and other.coverage == 0.0 and ot.qlen == 4.0
-    (hn,) = candidate_features("Which papers remove high-norm tokens?", [_hit("hn", 0.5, papers["hn"]["text"])], {}, stats)
+    (hn,) = candidate_features("Which papers remove high-norm tokens?", [_hit("hn", 0.5, papers["hn"]["text"])], {},
+                               stats)
     assert hn.coverage == pytest.approx(1.0) and hn.qlen == 3.0  # remove, high-norm, token: the compound stays whole
 
 
@@ -159,13 +164,15 @@ def test_a_named_paper_takes_the_best_cosine_and_the_named_flag():
 
 
 def test_terms_drop_question_form_words():
-    assert terms("Which papers propose new ways to evaluate interpretability methods?") == ["evaluate", "interpretability"]
+    assert (terms("Which papers propose new ways to evaluate interpretability methods?")
+            == ["evaluate", "interpretability"])
     # conversational request wording is form too: "whats the deal with" made a question about high-norm tokens abstain
     assert terms("whats the deal with high norm tokens in vits") == ["high", "norm", "token", "vits"]
     assert terms("Please explain briefly what registers do") == ["register"]
     # what a list request says its papers do with the subject, in any form: "mentioning" made a list question whose
     # subject is a bundled paper's title abstain (P 0.007 -> 0.73 without it)
-    for asked in ("papers mentioning double descent?", "Any work discussing double descent", "studies investigating double descent",
+    for asked in ("papers mentioning double descent?", "Any work discussing double descent",
+                  "studies investigating double descent",
                   "Is there a paper proposing double descent?", "work focused on double descent"):
         assert terms(asked) == ["double", "descent"], asked
 
@@ -178,7 +185,8 @@ def test_a_papers_hyphenated_words_also_give_their_parts():
     assert {"high-norm", "high", "norm", "token", "register"} <= found
     assert "high" not in paper_terms({"text": "Artifacts are tokens."})
     # and written as one: a question's "multimodal" finds a title's "Multi-Modal"
-    assert {"multimodal", "multi-modal"} <= paper_terms({"title": "Information Storage in Multi-Modal Large Language Models"})
+    assert ({"multimodal", "multi-modal"}
+            <= paper_terms({"title": "Information Storage in Multi-Modal Large Language Models"}))
 
 
 def test_a_model_profile_can_have_its_own_calibration(settings, tmp_path):
@@ -189,7 +197,8 @@ def test_a_model_profile_can_have_its_own_calibration(settings, tmp_path):
     (tmp_path / "all-MiniLM-L6-v2-strong.json").write_text(json.dumps({**base.to_json(), "answer_threshold": 0.5}))
     mine = settings.model_copy(update={"calibration_file": None, "calibration_dir": tmp_path})
     assert load_calibration(mine, "all-MiniLM-L6-v2", "strong").answer_threshold == 0.5
-    assert load_calibration(mine, "all-MiniLM-L6-v2", "small").answer_threshold == base.answer_threshold  # no file: shared
+    # no file: shared
+    assert load_calibration(mine, "all-MiniLM-L6-v2", "small").answer_threshold == base.answer_threshold
 
 
 def _synthetic_rows(questions: int, candidates: int, seed: int) -> list[dict]:
@@ -202,7 +211,8 @@ def _synthetic_rows(questions: int, candidates: int, seed: int) -> list[dict]:
         x = rng.uniform(0, 1, size=(candidates, len(FEATURES)))
         x[:, FEATURES.index("named")] = 0.0
         y = [int(v[0] + v[2] > 1.2) for v in x]
-        rows.append({"x": x.tolist(), "y": y, "paper": f"p{q}", "gold": ["g"] if any(y) else None, "gate": "", "form": "claim"})
+        rows.append({"x": x.tolist(), "y": y, "paper": f"p{q}", "gold": ["g"] if any(y) else None, "gate": "",
+                     "form": "claim"})
     return rows
 
 
@@ -258,9 +268,11 @@ def test_the_report_and_the_operating_point_count_a_named_paper_as_the_product_d
     assert out["near_miss_abstention"] == "1/2"
     base = _synthetic_rows(300, 4, 1)
     # the same rows plus answerable questions that name their paper with a low P: the point must not fall to admit them
-    named = [{"x": [[0.05, 0.05, 0.05, 0.5, 1.0, 3.0]], "y": [1], "paper": f"n{q}", "gold": ["g"], "gate": "", "form": "claim"}
+    named = [{"x": [[0.05, 0.05, 0.05, 0.5, 1.0, 3.0]], "y": [1], "paper": f"n{q}", "gold": ["g"], "gate": "",
+              "form": "claim"}
              for q in range(60)]
-    assert fit(base + named, "test", 0.04, 0)[0].answer_threshold >= 0.9 * fit(base, "test", 0.04, 0)[0].answer_threshold
+    assert (fit(base + named, "test", 0.04, 0)[0].answer_threshold
+            >= 0.9 * fit(base, "test", 0.04, 0)[0].answer_threshold)
 
 
 def test_generated_questions_join_as_answerable_or_near_miss_by_where_their_paper_went(settings, tmp_path):
@@ -289,7 +301,8 @@ def test_generated_questions_join_as_answerable_or_near_miss_by_where_their_pape
     indexed = set(pipeline.searcher.paper_meta())
     assert len(questions) - len(gen) == 3 and len(gen) == len(ids)
     assert {q.paper for q in gen} == set(ids)
-    assert all((q.gold == (q.paper,)) == (q.paper in indexed) and (q.gold is None) == (q.paper not in indexed) for q in gen)
+    assert all((q.gold == (q.paper,)) == (q.paper in indexed) and (q.gold is None) == (q.paper not in indexed)
+               for q in gen)
     assert any(q.gold is None for q in gen) and any(q.gold for q in gen)
 
 
@@ -301,8 +314,10 @@ def test_a_check_set_is_scored_from_its_saved_rows_which_stay_as_measured(trees)
 
     strong = dict(cosine=0.9, closeness=0.9, coverage=1.0, rarest=1.0, unseen=0.0, gap=0.0, named=0.0, qlen=4.0)
     weak = dict(strong, cosine=0.1, closeness=0.1, coverage=0.0, gap=0.5)
-    rows = [{"id": "1", "ids": ["a"], "x": [[strong[f] for f in MEASURED]], "y": [1], "gold": ["a"], "gate": "", "form": "single"},
-            {"id": "2", "ids": ["b"], "x": [[weak[f] for f in MEASURED]], "y": [0], "gold": None, "gate": "", "form": "near-miss"}]
+    rows = [{"id": "1", "ids": ["a"], "x": [[strong[f] for f in MEASURED]], "y": [1], "gold": ["a"], "gate": "",
+             "form": "single"},
+            {"id": "2", "ids": ["b"], "x": [[weak[f] for f in MEASURED]], "y": [0], "gold": None, "gate": "",
+             "form": "near-miss"}]
     saved = json.loads(json.dumps(rows))
     out = check_dataset(trees, rows)
     assert out["false_abstention"] == "0/1" and out["near_miss_abstention"] == "1/1" and rows == saved
@@ -318,8 +333,10 @@ def test_the_question_length_is_measured_and_old_saved_rows_get_it_from_their_qu
     stats = TermStats({"a": {"text": "sparse autoencoders for vision"}})
     hits = [Hit.of_paper("a", {"text": "sparse autoencoders for vision"}, 0.7)]
     short, long = (candidate_features(q, hits, {}, stats)[0] for q in
-                   ("sparse autoencoders", "my sparse autoencoders keep dying on vision features, is there a fix for that"))
+                   ("sparse autoencoders",
+                    "my sparse autoencoders keep dying on vision features, is there a fix for that"))
     assert short.qlen == 2 and long.qlen > 5 and long.coverage < short.coverage
-    row = {"question": "sparse autoencoders", "x": [[0.7, 0.7, 1.0, 1.0, 0.0, 0.0, 0.0]], "y": [1]}  # 7 columns: before qlen
+    # 7 columns: before qlen
+    row = {"question": "sparse autoencoders", "x": [[0.7, 0.7, 1.0, 1.0, 0.0, 0.0, 0.0]], "y": [1]}
     _model_x([row])
     assert row["x"] == [[0.7, 0.7, 1.0, 0.0, 0.0, 2.0]] and row["features"] == FEATURES

@@ -50,7 +50,8 @@ def test_the_command_list_comes_from_the_entry_points():
 
 
 def test_ruff_is_clean():
-    """ruff's rules in pyproject.toml (import order, unused imports, syntax, whitespace) hold over the whole tree."""
+    """ruff's rules in pyproject.toml (import order, unused imports, syntax, whitespace, line length 120) hold over
+    the whole tree."""
     ruff = Path(sys.executable).with_name("ruff")
     proc = subprocess.run([str(ruff), "check", "--no-cache", "ragqa", "ui", "evals", "tests", "scripts"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)

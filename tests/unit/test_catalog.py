@@ -103,7 +103,8 @@ def test_a_store_written_before_the_catalog_is_migrated_without_reembedding(inde
         index.catalog.path.with_name(index.catalog.path.name + suffix).unlink(missing_ok=True)
     reopened = indexed.index()
     assert reopened.catalog.count() == len(papers)
-    assert {pid: m["n_chunks"] for pid, m in reopened.papers().items()} == {pid: m["n_chunks"] for pid, m in papers.items()}
+    assert ({pid: m["n_chunks"] for pid, m in reopened.papers().items()}
+            == {pid: m["n_chunks"] for pid, m in papers.items()})
     result = indexed.ingest(indexed.load()[0], progress=False)
     assert result.embedded_chunks == 0 and result.new_papers == 0
     assert all("abstract" not in m for _, m in reopened.all_metadata())
@@ -154,7 +155,8 @@ def test_ingest_saves_a_lexical_index_that_readers_load_instead_of_reading_every
     generation = index.catalog.generation()
     indexed.ingest(indexed.load([_records(tmp_path / "more.jsonl", 2, start=50)])[0], progress=False)
     assert index.catalog.generation() == generation + 1 and index.lexical().generation == generation + 1
-    assert "r50" in {index.papers()[h.paper_id]["source_id"] for h in reader.search("graph kernels proteins", k=5, translate=False).hits}
+    assert ("r50" in {index.papers()[h.paper_id]["source_id"]
+                      for h in reader.search("graph kernels proteins", k=5, translate=False).hits})
 
 
 def _paper(pid, text, title=None):
@@ -176,14 +178,17 @@ def test_the_term_table_counts_what_an_in_memory_count_of_the_records_counts(tmp
     catalog.upsert(papers, {p.paper_id: 1 for p in papers})
     catalog.upsert([_paper("b", "Diffusion models for protein design.")], {"b": 1})  # b's old terms must leave
     from dataclasses import replace
-    catalog.upsert([replace(papers[0], authors=("Ann Lee",), sources=("x.jsonl",)), _paper("b", "Diffusion models for protein design.")],
+    catalog.upsert([replace(papers[0], authors=("Ann Lee",), sources=("x.jsonl",)),
+                    _paper("b", "Diffusion models for protein design.")],
                    {"a": 1, "b": 1})  # rows whose words did not change: their terms stay counted once
     catalog.delete(["c"])
     records = {pid: paper_metadata(p) for pid, (p, _) in catalog.all().items()}
-    words = sorted({t for m in records.values() for t in terms(f"{m['title']} {m['label']} {m['text']}")} | {"graph", "kernel", "quokka"})
+    words = sorted({t for m in records.values()
+                    for t in terms(f"{m['title']} {m['label']} {m['text']}")} | {"graph", "kernel", "quokka"})
     expected = TermStats(records).df(words)
     assert catalog.term_frequencies(words) == expected
-    assert expected["transformer"] == 1 and "kernel" not in expected and expected["diffusion"] == 1  # c gone, b rewritten
+    # c gone, b rewritten
+    assert expected["transformer"] == 1 and "kernel" not in expected and expected["diffusion"] == 1
     # a reader's stats over the table score a candidate exactly as the in-memory ones
     from_table = TermStats(records, catalog.term_frequencies)
     assert [from_table.idf(w) for w in words] == [TermStats(records).idf(w) for w in words]
@@ -199,7 +204,8 @@ def test_a_catalog_from_before_the_term_table_counts_it_once_on_open(tmp_path):
     with sqlite3.connect(path) as db:  # as a catalog written by the version before the table
         db.execute("DROP TABLE term_df")
         db.execute("DELETE FROM state WHERE key = 'terms'")
-    assert Catalog(path).term_frequencies(["sparse", "autoencoder", "scale"]) == {"sparse": 1, "autoencoder": 1, "scale": 1}
+    assert (Catalog(path).term_frequencies(["sparse", "autoencoder", "scale"])
+            == {"sparse": 1, "autoencoder": 1, "scale": 1})
 
 
 def test_the_newest_of_each_group_are_the_ones_newest_lists_whether_looked_up_or_walked(indexed, monkeypatch):
@@ -216,7 +222,8 @@ def test_the_newest_of_each_group_are_the_ones_newest_lists_whether_looked_up_or
     looked_up = index.catalog.newest_of_each(groups, 4)
     monkeypatch.setattr(Catalog, "PICK_MAX", 0)
     assert looked_up == index.catalog.newest_of_each(groups, 4) == expected
-    assert {name: index.catalog.newest(ids, 4) if ids else [] for name, ids in groups.items()} == expected  # newest walks too
+    # newest walks too
+    assert {name: index.catalog.newest(ids, 4) if ids else [] for name, ids in groups.items()} == expected
 
 
 def _tokenized(monkeypatch) -> list[str]:
@@ -242,7 +249,8 @@ def _all_scores(index, lexical) -> dict[str, list]:
             for q in ("graph kernels proteins", "sparse autoencoders", "sentence 3 of paper 51", "diffusion sampling")}
 
 
-def test_a_write_tokenizes_only_the_chunks_it_touched_and_its_index_ranks_as_a_full_rebuild(indexed, monkeypatch, tmp_path):
+def test_a_write_tokenizes_only_the_chunks_it_touched_and_its_index_ranks_as_a_full_rebuild(
+        indexed, monkeypatch, tmp_path):
     """#17.2: the saved index keeps its tokens; a write reads back and tokenizes only the chunks of the papers it wrote
     or removed (new papers, a new version of one, a removed library), and the index it saves scores every chunk as a
     build that reads every chunk from Chroma does."""
@@ -255,7 +263,8 @@ def test_a_write_tokenizes_only_the_chunks_it_touched_and_its_index_ranks_as_a_f
     assert sorted(seen) == sorted(f"{pid}:{n}" for pid in new for n in range(index.papers()[pid]["n_chunks"]))
     assert _all_scores(index, index.lexical()) == _all_scores(index, index.build_lexical())
     seen.clear()
-    indexed.ingest(indexed.load([_records(tmp_path / "v2.jsonl", 1, words=20, start=51)])[0], progress=False, library="extra")
+    indexed.ingest(indexed.load([_records(tmp_path / "v2.jsonl", 1, words=20, start=51)])[0], progress=False,
+                   library="extra")
     assert {cid.rsplit(":", 1)[0] for cid in seen} - new, "the new version of r51 was tokenized"
     assert len({cid.rsplit(":", 1)[0] for cid in seen}) == 1
     assert _all_scores(index, index.lexical()) == _all_scores(index, index.build_lexical())
@@ -289,7 +298,8 @@ def test_a_write_killed_before_its_index_is_saved_leaves_it_stale_and_the_next_s
     assert seen == []
 
 
-def test_the_catalog_records_papers_added_since_the_views_were_saved_and_forgets_them_at_any_other_change(tmp_path, bundled):
+def test_the_catalog_records_papers_added_since_the_views_were_saved_and_forgets_them_at_any_other_change(
+        tmp_path, bundled):
     """What lets a writer extend the saved views instead of building them anew (retrieve.Searcher.save_views)."""
     _, report = bundled
     a, b, c = report.papers[:3]

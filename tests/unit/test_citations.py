@@ -18,7 +18,8 @@ def test_parse_markers(text, numbers):
 
 
 def test_resolve_drops_out_of_range_and_repeats():
-    text, cited, invalid, dropped = resolve_citations("Evidence works [1][1]. Y holds [7]. Evidence too [2, 9].", _sources())
+    text, cited, invalid, dropped = resolve_citations("Evidence works [1][1]. Y holds [7]. Evidence too [2, 9].",
+                                                      _sources())
     assert text == "Evidence works [1]. Evidence too [2]."
     assert cited == [1, 2] and invalid == ["[7]", "[2, 9]"] and dropped == ["Y holds."]
 
@@ -42,12 +43,16 @@ def test_markers_used_as_nouns_get_the_papers_name():
     def source(n, **meta):
         return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="", meta=meta), ("x",))
     sources = [source(1, label="Sparse autoencoders (SAEs) are a recent…", venue="ICLR 2025", authors=""),
-               source(2, label="What latent features are encoded in…", authors="Adam Karvonen; Can Rager; Samuel Marks"),
+               source(2, label="What latent features are encoded in…",
+                      authors="Adam Karvonen; Can Rager; Samuel Marks"),
                source(3, label="CRATE-α", venue="NeurIPS 2024")]
     assert (name_bare_markers("The papers on sparse autoencoders include [1], [2], and [3].", sources)
-            == "The papers on sparse autoencoders include an ICLR 2025 paper [1], Karvonen et al. [2], and CRATE-α [3].")
-    assert name_bare_markers("[3] scales it [3]. [2] shows it.", sources) == "CRATE-α [3] scales it [3]. Karvonen et al. [2] shows it."
-    assert name_bare_markers("DiffAug improves robustness [1]. It is cheap [1][2].", sources) == "DiffAug improves robustness [1]. It is cheap [1][2]."
+            == "The papers on sparse autoencoders include an ICLR 2025 paper [1], Karvonen et al. [2], "
+               "and CRATE-α [3].")
+    assert (name_bare_markers("[3] scales it [3]. [2] shows it.", sources)
+            == "CRATE-α [3] scales it [3]. Karvonen et al. [2] shows it.")
+    assert (name_bare_markers("DiffAug improves robustness [1]. It is cheap [1][2].", sources)
+            == "DiffAug improves robustness [1]. It is cheap [1][2].")
     assert name_bare_markers("相关工作包括[2]和[3]。", sources) == "相关工作包括Karvonen et al. [2]和CRATE-α [3]。"
 
 
@@ -63,14 +68,17 @@ def test_a_sentence_that_names_a_paper_cites_it():
     from ragqa.answer.citations import cite_named
 
     def source(n, label, evidence="x"):
-        return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="", meta={"label": label, "venue": "ICLR 2025"}), (evidence,))
+        return Source(n, Hit(paper_id=str(n), score=0.0, relevance=None, text="",
+                             meta={"label": label, "venue": "ICLR 2025"}), (evidence,))
     sources = [source(1, "SILENCE", "SILENCE masks short-term details of speech for privacy."), source(2, "D4S"),
                source(3, "We study the overfitting behavior of…")]
-    assert cite_named("SILENCE是一种轻量级的语音隐私保护方案。", sources) == "SILENCE是一种轻量级的语音隐私保护方案 [1]。"
+    assert (cite_named("SILENCE是一种轻量级的语音隐私保护方案。", sources)
+            == "SILENCE是一种轻量级的语音隐私保护方案 [1]。")
     assert cite_named("[D4S] 方法减少了编辑层的范数。", sources) == "D4S 方法减少了编辑层的范数 [2]。"
     assert cite_named("KnoBo和D4S都有效。", sources) == "KnoBo和D4S都有效 [2]。"
     # an untitled paper's opening words, a name inside a longer word, and a sentence with markers stay as they are
-    assert cite_named("We study the overfitting behavior of binary networks.", sources) == "We study the overfitting behavior of binary networks."
+    assert (cite_named("We study the overfitting behavior of binary networks.", sources)
+            == "We study the overfitting behavior of binary networks.")
     assert cite_named("SILENCED speech is hard.", sources) == "SILENCED speech is hard."
     assert cite_named("D4S edits models [1].", sources) == "D4S edits models [1]."
     answer, cited, _, dropped = resolve_citations(
@@ -83,8 +91,10 @@ def test_markers_written_as_sentences_of_their_own_join_the_claim():
     answer, cited, _, _ = resolve_citations("它提出了一种离散表示方法。[1]。[2]。", _sources())
     assert answer == "它提出了一种离散表示方法 [1][2]。" and cited == [1, 2]
     assert resolve_citations("它提出了一种离散表示方法。[1]。[1]。", _sources())[0] == "它提出了一种离散表示方法 [1]。"
-    assert resolve_citations("Evidence sentence 0 of paper 1 holds. [1]", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
-    assert resolve_citations("Evidence sentence 0 of paper 1 holds [1].", _sources())[0] == "Evidence sentence 0 of paper 1 holds [1]."
+    assert (resolve_citations("Evidence sentence 0 of paper 1 holds. [1]", _sources())[0]
+            == "Evidence sentence 0 of paper 1 holds [1].")
+    assert (resolve_citations("Evidence sentence 0 of paper 1 holds [1].", _sources())[0]
+            == "Evidence sentence 0 of paper 1 holds [1].")
 
 
 def test_chinese_sentences_split_without_a_space_and_an_uncited_one_gets_the_only_source():
@@ -92,11 +102,14 @@ def test_chinese_sentences_split_without_a_space_and_an_uncited_one_gets_the_onl
     uncited, and the answer fell back to English quotes."""
     from ragqa.answer.citations import split_answer_sentences
 
-    assert split_answer_sentences("它用额外的token。[1]。它修复了伪影！它更平滑？") == ["它用额外的token。[1]。", "它修复了伪影！", "它更平滑？"]
+    assert (split_answer_sentences("它用额外的token。[1]。它修复了伪影！它更平滑？")
+            == ["它用额外的token。[1]。", "它修复了伪影！", "它更平滑？"])
     one = _sources()[:1]
     answer, cited, _, dropped = resolve_citations("寄存器用于填充高范数token的位置。这个方法让特征图更平滑。", one)
-    assert answer == "寄存器用于填充高范数token的位置 [1]。 这个方法让特征图更平滑 [1]。" and cited == [1] and not dropped
-    assert resolve_citations("我们发现特征图更平滑。", one)[0] == "作者发现特征图更平滑 [1]。"  # the abstract's 我们, moved
+    assert (answer == "寄存器用于填充高范数token的位置 [1]。 这个方法让特征图更平滑 [1]。" and cited == [1]
+            and not dropped)
+    # the abstract's 我们, moved
+    assert resolve_citations("我们发现特征图更平滑。", one)[0] == "作者发现特征图更平滑 [1]。"
     # with two sources given and none cited, an unmarked Chinese sentence cannot be attributed: dropped
     answer, cited, _, dropped = resolve_citations("寄存器用于填充高范数token的位置。", _sources()[:2])
     assert answer == "" and cited == [] and dropped == ["寄存器用于填充高范数token的位置。"]
@@ -127,7 +140,8 @@ def test_a_translated_follow_up_is_not_a_rewrite_from_the_conversation(indexed):
     asked = search(indexed.searcher, "谁赢得了2022年世界杯？", history=history, rewrite=lambda q, h: q,
                    translate=lambda q: "Who won the 2022 World Cup?")
     assert asked.query == "Who won the 2022 World Cup?" and not asked.from_history
-    rewritten = search(indexed.searcher, "它们用了哪些数据？", history=history, rewrite=lambda q, h: "B-cos 网络用了哪些数据？",
+    rewritten = search(indexed.searcher, "它们用了哪些数据？", history=history,
+                       rewrite=lambda q, h: "B-cos 网络用了哪些数据？",
                        translate=lambda q: "What data did B-cos networks use?")
     assert rewritten.from_history
 
@@ -137,7 +151,8 @@ def test_the_questions_own_words_are_no_evidence_for_a_cited_sentence():
 
     def source(evidence):
         return Source(1, Hit(paper_id="p", score=0.0, relevance=None, text="", meta={"label": "Gauge"}), (evidence,))
-    sources = [source("We show that conservativity is neither necessary nor sufficient for exact sampling of the learned field.")]
+    sources = [source("We show that conservativity is neither necessary nor sufficient for exact sampling of the "
+                      "learned field.")]
     question = "Does the learned vector field of a diffusion model have to be conservative to get exact sampling?"
     wrong = "Yes, the learned vector field of a diffusion model must be conservative to get exact sampling [1]."
     right = "Conservativity is neither necessary nor sufficient for exact sampling of the learned field [1]."

@@ -39,17 +39,20 @@ def test_dehyphenate_joins_line_wrap_artifacts_only():
     ("We introduce the Distributed-order fRActional Graph Operating Network (DRAGON), a novel GNN.", "DRAGON"),
     ("In this work we propose JKOnet*, a model for diffusion.", "JKOnet*"),
     ("We present InterpBench, a collection of semi-synthetic transformers.", "InterpBench"),
-    ("Embedders play a central role in machine learning, projecting objects into vectors.", "Embedders play a central role in machine learning"),
+    ("Embedders play a central role in machine learning, projecting objects into vectors.",
+     "Embedders play a central role in machine learning"),
 ])
 def test_make_label(text, label):
     assert make_label(text) == label
 
 
 def test_a_hyphenated_compound_word_is_no_method_name():
-    text = ("We propose a Region-Aware medical MLLM, MedRegA, which is the first bilingual generalist medical AI system.")
+    text = ("We propose a Region-Aware medical MLLM, MedRegA, which is the first bilingual generalist medical AI "
+            "system.")
     assert make_label(text, title="Interpretable Bilingual Multimodal LLM for Biomedical Tasks") == "MedRegA"
     # the title uses it as a name: it is one
-    assert make_label("We propose Tree-Planner, which plans tasks.", title="Tree-Planner: Efficient Task Planning") == "Tree-Planner"
+    assert (make_label("We propose Tree-Planner, which plans tasks.", title="Tree-Planner: Efficient Task Planning")
+            == "Tree-Planner")
     assert make_label("We propose OC-Flow, a guidance method.", title="Training Free Guided Flow-Matching") == "OC-Flow"
 
 

@@ -41,7 +41,8 @@ def test_json_search_prints_only_json(env, capsys):
     assert len(out) == 1
     data = json.loads(out[0])
     assert len(data["results"]) == 3
-    assert {"paper_id", "label", "title", "venue", "year", "authors", "topic", "score", "text", "abstract"} <= set(data["results"][0])
+    assert ({"paper_id", "label", "title", "venue", "year", "authors", "topic", "score", "text", "abstract"}
+            <= set(data["results"][0]))
 
 
 def test_a_search_run_in_process_leaves_the_collector_as_it_found_it(env, capsys):
@@ -97,7 +98,8 @@ def test_batch_search(env, capsys, tmp_path):
     main(["ingest", "--quiet"])
     batch = tmp_path / "q.jsonl"
     batch.write_text('{"id": "a", "question": "fractional graph neural network"}\n'
-                     '{"id": "b", "question": "what did they evaluate?", "history": ["Which paper introduces DiffAug?"]}\n')
+                     '{"id": "b", "question": "what did they evaluate?", "history": ["Which paper introduces '
+                     'DiffAug?"]}\n')
     capsys.readouterr()
     assert main(["search", "--batch", str(batch), "--json", "--k", "2"]) == 0
     lines = [json.loads(l) for l in capsys.readouterr().out.strip().splitlines()]
@@ -221,8 +223,10 @@ def test_a_group_answer_prints_an_aligned_table():
     from ragqa.cli_answer import group_table
 
     cites = [Citation(n, f"p{n}", f"P{n}", "ICLR 2024", 2024, [], "", "") for n in (1, 2, 3)]
-    table = [{"group": "ICML 2024", "count": 2, "papers": ["p1", "p3"]}, {"group": "ICLR 2024", "count": 1, "papers": ["p2"]}]
-    lines = group_table(Answer("Which venue has the most orals?", "", False, "list", citations=cites, table=table)).splitlines()
+    table = [{"group": "ICML 2024", "count": 2, "papers": ["p1", "p3"]},
+             {"group": "ICLR 2024", "count": 1, "papers": ["p2"]}]
+    lines = group_table(Answer("Which venue has the most orals?", "", False, "list", citations=cites,
+                               table=table)).splitlines()
     assert len(lines) == 4 and lines[0].split() == ["group", "papers", "cited", "as"]
     assert lines[2].split() == ["ICML", "2024", "2", "[1]", "[3]"] and lines[3].split() == ["ICLR", "2024", "1", "[2]"]
     assert len({line.index(c) for line, c in zip(lines[2:], ("2 ", "1 "))}) == 1  # counts right-aligned in one column
@@ -243,14 +247,15 @@ def test_a_full_disk_is_one_line_and_any_other_os_error_is_not_hidden(env, capsy
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "No space left on the disk holding" in err and "MiB free" in err
     assert "run the same command again" in err
-    monkeypatch.setattr(Pipeline, "ingest", lambda self, *a, **k: (_ for _ in ()).throw(OSError(13, "Permission denied")))
+    monkeypatch.setattr(Pipeline, "ingest",
+                        lambda self, *a, **k: (_ for _ in ()).throw(OSError(13, "Permission denied")))
     with pytest.raises(OSError):
         main(["ingest", "--quiet"])
 
 
 def test_a_catalog_with_a_damaged_page_is_one_line_and_left_untouched(env, capsys):
-    """A catalog whose pages were overwritten (a bad disk, a copy cut short) failed on open with sqlite3's "database disk
-    image is malformed" traceback; now one line names the file and the way back, and nothing is written to it."""
+    """A catalog whose pages were overwritten (a bad disk, a copy cut short) failed on open with sqlite3's "database
+    disk image is malformed" traceback; now one line names the file and the way back, and nothing is written to it."""
     assert main(["ingest", "--quiet"]) == 0
     (catalog,) = env.vectorstore_dir.glob("*.catalog.sqlite")
     with closing(sqlite3.connect(catalog)) as db:  # every page into the main file, which the damage then hits
@@ -331,7 +336,8 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(env):
 
     assert main(["ingest", "--quiet"]) == 0
     command = [str(Path(sys.executable).with_name("ragqa")), "search", "graph neural networks", "--json", "--k", "10"]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "HF_HUB_OFFLINE": "1"})
     proc.stdout.close()  # the reader is gone before the first line is written
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0 and "Traceback" not in err and "BrokenPipe" not in err, err

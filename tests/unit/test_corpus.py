@@ -12,7 +12,8 @@ from ragqa.ingest.merge import merge_all
 from ragqa.ingest.paper import paper_id_for
 
 ABSTRACT = ("We introduce FooNet, a model for graphs. " * 6).strip()
-ABSTRACT2 = ("Diffusion models degrade when sampling with few steps, and we study why this happens in detail. " * 3).strip()
+ABSTRACT2 = ("Diffusion models degrade when sampling with few steps, and we study why this happens in "
+             "detail. " * 3).strip()
 
 
 def test_bundled_corpus_counts(settings):
@@ -71,9 +72,11 @@ def test_parse_listing_formats(text, header_venue, n, venue):
 
 
 def test_search_page_topic_and_authors():
-    report = parse_listing(f"论文检索\n\nTheory · Learning Theory\n\nA. One, B. Two 等\n\n{ABSTRACT}\n\nC. Three\n\n{ABSTRACT2}", "x.txt")
+    report = parse_listing(f"论文检索\n\nTheory · Learning Theory\n\nA. One, B. Two 等\n\n{ABSTRACT}\n\nC. Three\n\n"
+                           f"{ABSTRACT2}", "x.txt")
     first, second = report.papers
-    assert first.topic == "Theory · Learning Theory" and first.authors == ("A. One", "B. Two") and first.authors_truncated
+    assert (first.topic == "Theory · Learning Theory" and first.authors == ("A. One", "B. Two")
+            and first.authors_truncated)
     assert second.topic is None and second.authors == ("C. Three",)
 
 
@@ -113,7 +116,8 @@ def test_unknown_format(tmp_path):
 
 def test_jsonl_records_and_bad_lines(tmp_path):
     rows = [
-        {"id": "a", "title": "Foo: A Net", "authors": ["Ann A", "Bob B"], "abstract": ABSTRACT, "venue": "ICLR", "year": 2024, "keywords": ["x", "y"]},
+        {"id": "a", "title": "Foo: A Net", "authors": ["Ann A", "Bob B"], "abstract": ABSTRACT, "venue": "ICLR",
+         "year": 2024, "keywords": ["x", "y"]},
         {"id": "b", "title": "No abstract", "authors": [], "abstract": "", "venue": "ICLR", "year": 2024},
         {"id": "a", "title": "Same id", "abstract": ABSTRACT2, "venue": "ICLR", "year": 2024},
         {"id": "c", "title": "Bad year", "abstract": ABSTRACT2, "venue": "ICLR", "year": "soon"},
@@ -128,17 +132,19 @@ def test_jsonl_records_and_bad_lines(tmp_path):
     assert [(w.source, "year 'soon'" in w.reason) for w in report.warnings] == [("p.jsonl:line 4", True)]
     assert [p.metadata_only for p in report.papers] == [False, True, False] and report.papers[1].text == "No abstract"
     paper = report.papers[0]
-    assert paper.venue == "ICLR 2024" and paper.label == "FooNet" and paper.title == "Foo: A Net" and dict(paper.extra)["keywords"] == "x, y"
+    assert (paper.venue == "ICLR 2024" and paper.label == "FooNet" and paper.title == "Foo: A Net"
+            and dict(paper.extra)["keywords"] == "x, y")
     reasons = " | ".join(s.reason for s in report.skipped)
-    for expected in ("no abstract and no title", "duplicate id 'a' with different text", "invalid JSON", "not a JSON object"):
+    for expected in ("no abstract and no title", "duplicate id 'a' with different text", "invalid JSON",
+                     "not a JSON object"):
         assert expected in reasons
     assert len(report.skipped) == 4
 
 
 def test_csv_records(tmp_path):
     path = tmp_path / "p.csv"
-    path.write_text(f'id,title,authors,abstract,venue,year\n1,T,"Ann A; Bob B","{ABSTRACT}",ICML 2024,2024\n2,U,,,ICML 2024,2024\n'
-                    '3,,,,ICML 2024,2024\n')
+    path.write_text(f'id,title,authors,abstract,venue,year\n1,T,"Ann A; Bob B","{ABSTRACT}",ICML 2024,2024\n'
+                    '2,U,,,ICML 2024,2024\n3,,,,ICML 2024,2024\n')
     report = load_file(path)
     assert len(report.papers) == 2 and report.papers[0].authors == ("Ann A", "Bob B") and report.papers[1].metadata_only
     assert report.papers[0].venue == "ICML 2024" and len(report.skipped) == 1
@@ -175,7 +181,8 @@ def test_absurd_year_keeps_the_record_without_a_year(tmp_path):
                     '{"id": "b", "abstract": "Another abstract about proteins and folding.", "year": 2024}\n'
                     '{"id": "c", "abstract": "A third abstract about images.", "year": 99999}\n')
     report = load_file(path)
-    assert [(p.source_id, p.year) for p in report.papers] == [("a", None), ("b", 2024), ("c", None)] and not report.skipped
+    assert ([(p.source_id, p.year) for p in report.papers] == [("a", None), ("b", 2024), ("c", None)]
+            and not report.skipped)
     assert [dict(p.extra).get("year_as_written") for p in report.papers] == ["inf", None, "99999"]
     assert [(w.source, w.reason.split(":")[0]) for w in report.warnings] == [
         ("y.jsonl:line 1", "year inf is not a year"), ("y.jsonl:line 3", "year 99999 is not a year")]
@@ -186,7 +193,8 @@ def test_merge_unites_extra_fields_and_keeps_the_finer_topic():
 
     (paper,) = parse_listing(f"ICML 2024 论文列表\n\n{ABSTRACT}", "a.txt").papers
     listed = replace(paper, topic="Deep Learning", extra=(("status", "Poster"), ("url", "https://x.org/1")))
-    record = replace(paper, topic="Deep Learning->Graph Neural Networks", extra=(("keywords", "graphs, GNN"), ("status", "Oral")))
+    record = replace(paper, topic="Deep Learning->Graph Neural Networks",
+                     extra=(("keywords", "graphs, GNN"), ("status", "Oral")))
     (merged,) = merge_all([listed, record])
     assert dict(merged.extra) == {"keywords": "graphs, GNN", "status": "Poster", "url": "https://x.org/1"}
     assert merged.topic == "Deep Learning->Graph Neural Networks"

@@ -113,9 +113,11 @@ def test_generated_questions_that_copy_the_abstract_are_detected():
     from evals.generate import clean_question, copied_ngram
 
     abstract = "We introduce a novel continuous graph neural network framework with fractional calculus."
-    assert copied_ngram("Is there a continuous graph neural network framework for this?", abstract) == "continuous graph neural network"
+    assert (copied_ngram("Is there a continuous graph neural network framework for this?", abstract)
+            == "continuous graph neural network")
     assert copied_ngram("Which GNNs use derivatives of non-integer order?", abstract) is None
-    assert clean_question('Question: "Which GNNs use non-integer derivatives?"\nextra') == "Which GNNs use non-integer derivatives?"
+    assert (clean_question('Question: "Which GNNs use non-integer derivatives?"\nextra')
+            == "Which GNNs use non-integer derivatives?")
 
 
 def test_generated_questions_must_stand_alone():
@@ -129,10 +131,12 @@ def test_citation_support_check_can_fail():
     from evals.answers import citations_supported
     from ragqa.answer.records import Answer, Citation
 
-    good = Citation(1, "p1", "DRAGON", "ICML 2024", 2024, [], "DRAGON learns the order of fractional derivatives on graphs.", "")
+    good = Citation(1, "p1", "DRAGON", "ICML 2024", 2024, [],
+                    "DRAGON learns the order of fractional derivatives on graphs.", "")
     answer = Answer("q", "DRAGON learns fractional derivative orders on graphs [1].", False, "llm", citations=[good])
     assert citations_supported(answer) is True
-    wrong = Answer("q", "The method was tested on speech recordings of children in German [1].", False, "llm", citations=[good])
+    wrong = Answer("q", "The method was tested on speech recordings of children in German [1].", False, "llm",
+                   citations=[good])
     assert citations_supported(wrong) is False
     assert citations_supported(Answer("q", "Not covered.", True, "abstain")) is None
     # a record answer's sentence is supported by the cited record's authors and venue, not by its abstract
@@ -140,13 +144,15 @@ def test_citation_support_check_can_fail():
     record = "**DRAGON** (ICML 2024) is by Kai Zhao and Xuhao Li [1]."
     assert citations_supported(Answer("q", record, False, "record", citations=[byline])) is True
     other = Citation(1, "p1", "DRAGON", "NeurIPS 2023", 2023, ["Ann Lee"], good.abstract, "", title="DRAGON")
-    assert citations_supported(Answer("q", record, False, "record", citations=[other])) is False  # not what the record says
+    # not what the record says
+    assert citations_supported(Answer("q", record, False, "record", citations=[other])) is False
 
 
 def test_fact_recall_counts_facts_stated():
     from evals.answers import fact_recall
 
-    facts = ["DRAGON learns a distribution over fractional derivative orders.", "It beats GRAND on ogbn-arxiv by 2 points."]
+    facts = ["DRAGON learns a distribution over fractional derivative orders.",
+             "It beats GRAND on ogbn-arxiv by 2 points."]
     assert fact_recall("DRAGON learns a distribution over derivative orders [1].", facts) == 0.5
     assert fact_recall("Unrelated text about cats.", facts) == 0.0
 
@@ -167,7 +173,8 @@ def test_own_part_key_facts_put_a_papers_background_last():
     text = ("Data valuation plays a crucial role in machine learning. Shapley values are slow. "
             "We propose GMV, a training-free valuation method. GMV is ten times faster than sampling.")
     closeness = {"Data valuation plays a crucial role in machine learning.": 0.9, "Shapley values are slow.": 0.8,
-                 "We propose GMV, a training-free valuation method.": 0.5, "GMV is ten times faster than sampling.": 0.4}
+                 "We propose GMV, a training-free valuation method.": 0.5,
+                 "GMV is ten times faster than sampling.": 0.4}
 
     class Embedder:
         def get_text_embedding_batch(self, texts):
@@ -178,11 +185,12 @@ def test_own_part_key_facts_put_a_papers_background_last():
 
     pipeline = SimpleNamespace(searcher=SimpleNamespace(paper_meta=lambda: {"p1": {"text": text}}), embedder=Embedder())
     q = SimpleNamespace(gold=["p1"], question="How is training data valued?")
-    assert key_facts(pipeline, q) == ["Data valuation plays a crucial role in machine learning.", "Shapley values are slow."]
+    assert (key_facts(pipeline, q) == ["Data valuation plays a crucial role in machine learning.",
+                                       "Shapley values are slow."])
     assert key_facts(pipeline, q, own_part=True) == ["We propose GMV, a training-free valuation method.",
                                                      "GMV is ten times faster than sampling."]
-    assert key_facts(pipeline, q, n=4, own_part=True)[2:] == ["Data valuation plays a crucial role in machine learning.",
-                                                              "Shapley values are slow."]
+    assert (key_facts(pipeline, q, n=4, own_part=True)[2:]
+            == ["Data valuation plays a crucial role in machine learning.", "Shapley values are slow."])
 
 
 def test_the_scale_plot_draws_every_measured_cost_against_size(tmp_path):
@@ -193,8 +201,8 @@ def test_the_scale_plot_draws_every_measured_cost_against_size(tmp_path):
     rows.append({"store": "chroma server", "papers": 10_000, "search_p50_ms": 30.0})
     drawn = plot(rows, tmp_path / "scale.png")
     assert (tmp_path / "scale.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert sorted(drawn) == ["ingest_papers_per_s (embedded)", "search_p50_ms (chroma server)", "search_p50_ms (embedded)",
-                             "store_mb (embedded)"]
+    assert sorted(drawn) == ["ingest_papers_per_s (embedded)", "search_p50_ms (chroma server)",
+                             "search_p50_ms (embedded)", "store_mb (embedded)"]
 
 
 def test_answer_eval_reads_several_sets_and_one_language(tmp_path):
@@ -204,7 +212,8 @@ def test_answer_eval_reads_several_sets_and_one_language(tmp_path):
     a.write_text('{"id": "q1", "question": "什么是B-cos？", "gold": ["x"], "lang": "zh"}\n'
                  '{"id": "q2", "question": "What is B-cos?", "gold": ["x"]}\n', encoding="utf-8")
     b.write_text('{"id": "q1", "question": "什么是B-cos？", "gold": ["x"], "lang": "zh"}\n'
-                 '{"id": "q9", "question": "它们用在哪里？", "gold": ["x"], "lang": "zh", "history": ["什么是B-cos？"]}\n', encoding="utf-8")
+                 '{"id": "q9", "question": "它们用在哪里？", "gold": ["x"], "lang": "zh", "history": '
+                 '["什么是B-cos？"]}\n', encoding="utf-8")
     assert [q.id for q in _answer_questions([a, b], "zh")] == ["a:q1", "b:q9"]  # the repeat asked once
     assert [q.id for q in _answer_questions([a], None)] == ["q1", "q2"]
 

@@ -22,7 +22,8 @@ def test_prompt_budget_is_respected(settings):
 def test_evidence_sentences_do_not_end_at_abbreviations():
     text = ("Prior work (Smith et al. (2023)) is slow. We speed up encoders, e.g. BERT, by 3x. "
             "See Fig. 2 for results; it beats pruning vs. distillation! Code is public.")
-    assert split_sentences(text) == ["Prior work (Smith et al. (2023)) is slow.", "We speed up encoders, e.g. BERT, by 3x.",
+    assert split_sentences(text) == ["Prior work (Smith et al. (2023)) is slow.",
+                                     "We speed up encoders, e.g. BERT, by 3x.",
                                      "See Fig. 2 for results; it beats pruning vs. distillation!", "Code is public."]
 
 
@@ -31,8 +32,10 @@ def test_a_quote_comes_from_the_papers_own_part_before_its_background():
 
     sentences = ["Data valuation plays a crucial role in machine learning.", "Existing methods are slow.",
                  "We propose GMV, a training-free valuation method.", "GMV is 10x faster than Shapley sampling."]
-    assert own_part_first([0, 3, 1, 2], sentences) == [2, 3, 0, 1]  # the authors' words, the rest of their part, background
-    assert own_part_first([1, 0], ["A background sentence.", "No authors speak here."]) == [1, 0]  # no own part: as ranked
+    # the authors' words, the rest of their part, background
+    assert own_part_first([0, 3, 1, 2], sentences) == [2, 3, 0, 1]
+    # no own part: as ranked
+    assert own_part_first([1, 0], ["A background sentence.", "No authors speak here."]) == [1, 0]
 
 
 def test_sentences_glued_by_a_lost_space_are_split():
@@ -40,7 +43,8 @@ def test_sentences_glued_by_a_lost_space_are_split():
 
     assert split_sentences("We study dirty samples.The code is available at https://github.com/a/b. See Fig. 2.") == [
         "We study dirty samples.", "The code is available at https://github.com/a/b.", "See Fig. 2."]
-    assert split_sentences("Results on github.com/x and e.g. BERT hold.") == ["Results on github.com/x and e.g. BERT hold."]
+    assert (split_sentences("Results on github.com/x and e.g. BERT hold.")
+            == ["Results on github.com/x and e.g. BERT hold."])
 
 
 @pytest.mark.parametrize("sentence, available", [

@@ -52,7 +52,8 @@ def test_colliding_citekeys_get_letters_in_paper_id_order():
                     title="Measuring Things") for i in range(4)]
     keys = citekeys(papers)
     ordered = [keys[p.paper_id] for p in sorted(papers, key=lambda p: p.paper_id)]
-    assert ordered == ["karvonen2024measuring", "karvonen2024measuringa", "karvonen2024measuringb", "karvonen2024measuringc"]
+    assert (ordered == ["karvonen2024measuring", "karvonen2024measuringa", "karvonen2024measuringb",
+                        "karvonen2024measuringc"])
     assert citekeys(list(reversed(papers))) == keys
 
 
@@ -88,14 +89,16 @@ def test_escape_latex(text, latex):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("aZ -`'!?{}~%&$#_^\\\"<>é.,:;()[]@*/=+0\t") + ["数", "\u2013"]), max_size=80))
+@given(st.text(alphabet=st.sampled_from(list("aZ -`'!?{}~%&$#_^\\\"<>é.,:;()[]@*/=+0\t") + ["数", "\u2013"]),
+               max_size=80))
 def test_escape_then_decode_is_identity(text):
     assert decode_latex(escape_latex(text)) == text
 
 
 # -- BibTeX output ------------------------------------------------------------------------------
 def test_bibtex_entry_types_and_only_held_fields():
-    conf = paper(authors=("Adam Karvonen", "Samuel Marks"), year=2024, title="Measuring Progress with GANs and ImageNet",
+    conf = paper(authors=("Adam Karvonen", "Samuel Marks"), year=2024,
+                 title="Measuring Progress with GANs and ImageNet",
                  venue="NeurIPS 2024", extra=(("keywords", "sae, interpretability"), ("status", "Poster")))
     preprint = paper("A different abstract.", title="A Preprint", venue="arXiv cs.LG 2023", year=2023,
                      extra=(("eprint", "2301.00001"), ("url", "https://arxiv.org/abs/2301.00001")))
@@ -155,7 +158,8 @@ def corpus_papers(tmp_path_factory):
     """ICLR/ICML 2024 papers whose abstracts hold each LaTeX-special mark, plus non-ASCII ones."""
     if not CORPORA.is_dir():
         pytest.skip("shared corpora not available")
-    rows = [json.loads(line) for name in ("iclr2024.jsonl", "icml2024.jsonl") for line in (CORPORA / name).open(encoding="utf-8")]
+    rows = [json.loads(line) for name in ("iclr2024.jsonl", "icml2024.jsonl")
+            for line in (CORPORA / name).open(encoding="utf-8")]
     chosen = [r for mark in MARKS for r in [r for r in rows if mark in r["abstract"]][:8]]
     chosen += [r for r in rows if any(ord(c) > 127 for c in r["abstract"] + "".join(r["authors"]))][:20]
     path = tmp_path_factory.mktemp("corpus") / "sample.jsonl"
@@ -174,7 +178,8 @@ def test_bibtex_round_trip_on_real_abstracts(corpus_papers, tmp_path):
     assert len(originals) > 60 and set(back) == {p.paper_id for p in originals}
     for p in originals:
         q = back[p.paper_id]
-        assert q.abstract == _INVISIBLE.sub(" ", p.abstract) and q.title == p.title and (q.venue, q.year) == (p.venue, p.year)
+        assert (q.abstract == _INVISIBLE.sub(" ", p.abstract) and q.title == p.title
+                and (q.venue, q.year) == (p.venue, p.year))
         assert q.authors == tuple(" ".join(a.split()) for a in p.authors)
         assert dict(q.extra).get("keywords") == _keywords(p)
 
@@ -237,7 +242,8 @@ def test_format_for_path(path, fmt):
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda: format_for_path("refs.docx"), r"cannot export to \.docx\. Name the file \.bib, \.json \(CSL-JSON\) or \.md\."),
+    (lambda: format_for_path("refs.docx"),
+     r"cannot export to \.docx\. Name the file \.bib, \.json \(CSL-JSON\) or \.md\."),
     (lambda: format_for_path("refs"), r"cannot export to \(no extension\)"),
     (lambda: export_papers([], "ris"), "unknown export format 'ris'. Use one of: bibtex, csl-json, markdown."),
 ])
@@ -251,8 +257,9 @@ HOSTILE = st.lists(st.sampled_from(
     list("aZ 0.,:;-_{}\\%#@=\"'<>[]()!*`|~&$^/\n\r\t") + ["\x00", "\u202e", "\u200b", "数", "}\n@misc{x,", "\\write18{",
                                                        "javascript:", "](", "![x](http://a/i.png)", "<script>"]),
     min_size=1, max_size=20).map("".join)
-URLISH = st.one_of(HOSTILE, st.builds(lambda s, t: s + t, st.sampled_from(["https://a.org/", "http://b.io/x?",
-                                                                             "javascript:", "file:///", " https://c.d/"]), HOSTILE))
+URLISH = st.one_of(HOSTILE, st.builds(lambda s, t: s + t,
+                                      st.sampled_from(["https://a.org/", "http://b.io/x?", "javascript:", "file:///",
+                                                       " https://c.d/"]), HOSTILE))
 EXPORTED_FIELDS = {"title", "author", "year", "booktitle", "howpublished", "abstract", "keywords", "doi", "url",
                    "eprint", "archiveprefix"}
 
@@ -266,8 +273,8 @@ def _one_line(text: str) -> str:
 def hostile_papers(draw):
     papers = []
     for n in range(draw(st.integers(1, 3))):
-        extra = {"keywords": draw(HOSTILE), "doi": draw(st.one_of(HOSTILE, st.just("10.1234/ok-1"))), "url": draw(URLISH),
-                 "eprint": draw(HOSTILE), "citekey": draw(HOSTILE)}
+        extra = {"keywords": draw(HOSTILE), "doi": draw(st.one_of(HOSTILE, st.just("10.1234/ok-1"))),
+                 "url": draw(URLISH), "eprint": draw(HOSTILE), "citekey": draw(HOSTILE)}
         papers.append(paper(f"Abstract {n}: " + draw(HOSTILE), title=draw(HOSTILE), venue=draw(HOSTILE),
                             authors=tuple(draw(st.lists(HOSTILE, min_size=1, max_size=3))), year=2024,
                             extra=tuple(extra.items())))
@@ -316,7 +323,8 @@ def test_hostile_fields_give_one_markdown_list_item_per_paper_and_only_web_links
     assert [t.type for t in tokens if t.type.endswith("list_open")] == ["ordered_list_open"]
     assert sum(t.type == "list_item_open" for t in tokens) == len({p.paper_id for p in papers})
     inline = [child for t in tokens if t.type == "inline" for child in t.children]
-    assert not [c for c in inline if c.type in ("image", "html_inline")] and not [t for t in tokens if t.type == "html_block"]
+    assert (not [c for c in inline if c.type in ("image", "html_inline")]
+            and not [t for t in tokens if t.type == "html_block"])
     assert all(re.match(r"https?://", c.attrs["href"]) for c in inline if c.type == "link_open")
     items = [t for t in tokens if t.type == "inline"]
     for p, item in zip(papers, items):  # the title reads back as the emphasised text, and nothing else is markup

@@ -17,7 +17,8 @@ from ragqa.ingest.paper import paper_id_for
 
 LIBRARIES = Path(__file__).resolve().parents[1] / "data" / "libraries"
 CORPORA = Path(__file__).resolve().parents[3] / "shared" / "data" / "corpora"
-HAND_WRITTEN = {"mueller2023gans", "dup2024", "dup2024#2", "after2022broken", "arXiv:hep-th/9901001", "RejSub0001", "YearOnly01", None}
+HAND_WRITTEN = {"mueller2023gans", "dup2024", "dup2024#2", "after2022broken", "arXiv:hep-th/9901001", "RejSub0001",
+                "YearOnly01", None}
 ABSTRACT = "We study duplicate detection in reference managers and show that content hashes of abstracts work well."
 
 
@@ -114,10 +115,12 @@ def test_decode_latex(latex, text):
 def test_bibtex_entry_fields():
     (mueller,) = [p for p in load_file(LIBRARIES / "zotero.bib").papers if p.source_id == "mueller2023gans"]
     assert mueller.title == "GANs for Müller's café: naïve Bayes revisited"
-    assert mueller.authors == ("Jörg Müller", "José García", "OpenAI Team", "Jean de la Fontaine") and mueller.authors_truncated
+    assert (mueller.authors == ("Jörg Müller", "José García", "OpenAI Team", "Jean de la Fontaine")
+            and mueller.authors_truncated)
     assert mueller.venue == "NeurIPS 2023" and mueller.year == 2023  # canonical (venues.tsv); as written kept:
     assert dict(mueller.extra)["venue_as_written"] == "Advances in Neural Information Processing Systems 36"
-    assert mueller.abstract.startswith("Generative adversarial networks (GANs) trained on café menus reach 50% accuracy on $")
+    assert mueller.abstract.startswith("Generative adversarial networks (GANs) trained on café menus reach 50% "
+                                       "accuracy on $")
     assert "\n" not in mueller.abstract and r"$x_i \in \{0, 1\}$" in mueller.abstract
     assert dict(mueller.extra) == {"doi": "10.0000/synthetic_doi", "citekey": "mueller2023gans",
                                    "venue_as_written": "Advances in Neural Information Processing Systems 36"}
@@ -200,9 +203,11 @@ def test_arxiv_snapshot_records():
 
 
 @pytest.mark.parametrize("row,field,value", [
-    ({"versions": [{"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"}], "update_date": "2008-11-13"}, "year", 2007),
+    ({"versions": [{"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"}], "update_date": "2008-11-13"}, "year",
+     2007),
     ({"versions": [{"version": "v1", "created": "garbled"}], "update_date": "2008-11-13"}, "year", 2008),
-    ({"authors_parsed": [["Foo", "A.", ""], ["Bar", "B.", "Jr"]], "authors": "ignored"}, "authors", ["A. Foo", "B. Bar Jr"]),
+    ({"authors_parsed": [["Foo", "A.", ""], ["Bar", "B.", "Jr"]], "authors": "ignored"}, "authors",
+     ["A. Foo", "B. Bar Jr"]),
     ({"authors": "A. Foo, B. Bar and C. Baz"}, "authors", "A. Foo, B. Bar and C. Baz"),
     ({"categories": "stat.ML cs.LG"}, "venue", "arXiv stat.ML"),
     ({"journal-ref": "Phys. Rev. D 76 (2007)", "doi": "10.1103/x"}, "journal_ref", "Phys. Rev. D 76 (2007)"),
@@ -235,12 +240,14 @@ def test_openreview_v1_status_from_decision_or_venue():
 @pytest.mark.parametrize("content,extra,expected", [
     ({"venue": "ICLR 2024 oral", "venueid": "ICLR.cc/2024/Conference"}, {}, ("ICLR 2024", 2024, "Oral")),
     ({"venue": "ICLR 2023 notable top 25%"}, {}, ("ICLR 2023", 2023, "Spotlight")),
-    ({"venue": "NeurIPS 2023 Datasets and Benchmarks Poster"}, {}, ("NeurIPS 2023 Datasets and Benchmarks", 2023, "Poster")),
-    ({"venueid": "ICLR.cc/2024/Conference"}, {"details": {"replies": [{"content": {"decision": {"value": "Accept (spotlight)"}}}]}},
+    ({"venue": "NeurIPS 2023 Datasets and Benchmarks Poster"}, {},
+     ("NeurIPS 2023 Datasets and Benchmarks", 2023, "Poster")),
+    ({"venueid": "ICLR.cc/2024/Conference"},
+     {"details": {"replies": [{"content": {"decision": {"value": "Accept (spotlight)"}}}]}},
      ("ICLR 2024", 2024, "Spotlight")),
     ({"venueid": "ICLR.cc/2024/Workshop/ME-FoMo"}, {}, ("ICLR 2024 Workshop ME-FoMo", 2024, None)),
-    ({"venue": "Withdrawn Submission", "venueid": "ICLR.cc/2024/Conference/Withdrawn_Submission"}, {"pdate": 1706700000000},
-     ("Withdrawn Submission", 2024, "Withdrawn")),
+    ({"venue": "Withdrawn Submission", "venueid": "ICLR.cc/2024/Conference/Withdrawn_Submission"},
+     {"pdate": 1706700000000}, ("Withdrawn Submission", 2024, "Withdrawn")),
     ({}, {"cdate": 1577836800000}, (None, 2020, None)),
     ({"decision": "Reject"}, {}, (None, None, "Reject")),
 ])
@@ -259,7 +266,8 @@ def test_openreview_venue_year_status(content, extra, expected):
 def test_utf16_and_bom_files_are_decoded(tmp_path, encoding):
     path = tmp_path / "refs.bib"
     path.write_bytes((LIBRARIES / "zotero.bib").read_text("utf-8").encode(encoding))
-    assert [p.paper_id for p in load_file(path).papers] == [p.paper_id for p in load_file(LIBRARIES / "zotero.bib").papers]
+    assert ([p.paper_id for p in load_file(path).papers]
+            == [p.paper_id for p in load_file(LIBRARIES / "zotero.bib").papers])
 
 
 def test_utf16_jsonl_without_bom(tmp_path):
@@ -285,8 +293,10 @@ def test_folder_reads_bib_and_ris_and_reports_unsupported_files(tmp_path):
     (tmp_path / ".DS_Store").write_bytes(b"\x00\x01")
     (tmp_path / "sub").mkdir()
     report, errors = load_paths([tmp_path])
-    assert len(report.papers) == 13 + 7  # zotero.bib's two dup2024 entries are two papers; records without an abstract kept
-    assert errors == [f"{tmp_path / 'README'}: unsupported format (no extension) (use .txt, .jsonl, .json, .csv, .bib, .ris)",
+    # zotero.bib's two dup2024 entries are two papers; records without an abstract kept
+    assert len(report.papers) == 13 + 7
+    assert errors == [f"{tmp_path / 'README'}: unsupported format (no extension) "
+                      "(use .txt, .jsonl, .json, .csv, .bib, .ris)",
                       f"{tmp_path / 'paper.pdf'}: unsupported format .pdf (use .txt, .jsonl, .json, .csv, .bib, .ris)"]
 
 
@@ -304,7 +314,8 @@ def test_csl_json_from_a_reference_manager_is_read_by_content(tmp_path):
     from ragqa.ingest.corpus import load_file
 
     items = [
-        {"id": "http://zotero.org/users/1/items/ABC", "type": "paper-conference", "citation-key": "vaswani2017attention",
+        {"id": "http://zotero.org/users/1/items/ABC", "type": "paper-conference",
+         "citation-key": "vaswani2017attention",
          "title": "Attention Is All You Need", "container-title": "Advances in Neural Information Processing Systems",
          "author": [{"family": "Vaswani", "given": "Ashish"}, {"family": "Shazeer", "given": "Noam"},
                     {"literal": "Google Brain"}],
@@ -319,9 +330,11 @@ def test_csl_json_from_a_reference_manager_is_read_by_content(tmp_path):
     report = load_file(path)
     assert report.skipped == [] and len(report.papers) == 2
     first, second = report.papers
-    assert first.title == "Attention Is All You Need" and first.authors == ("Ashish Vaswani", "Noam Shazeer", "Google Brain")
+    assert (first.title == "Attention Is All You Need"
+            and first.authors == ("Ashish Vaswani", "Noam Shazeer", "Google Brain"))
     assert first.year == 2017 and first.venue == "NeurIPS 2017"
-    assert dict(first.extra)["citekey"] == "vaswani2017attention" and dict(first.extra)["doi"] == "10.5555/3295222.3295349"
+    assert (dict(first.extra)["citekey"] == "vaswani2017attention"
+            and dict(first.extra)["doi"] == "10.5555/3295222.3295349")
     assert second.year == 2023 and dict(second.extra)["url"] == "https://arxiv.org/abs/2301.00001"
 
 
@@ -355,5 +368,6 @@ def test_a_real_world_bib_keeps_colliding_keys_and_sloppy_author_lists(tmp_path)
     assert report.skipped == [] and [p.title for p in report.papers] == ["Learning A", "Learning B", "Sloppy Names"]
     assert report.papers[1].authors == ("Ming Li",) and report.papers[1].venue == "ICML 2024"
     assert report.papers[2].authors == ("San Zhang", "weihongluo", "Wu Wang")
-    assert [w.source for w in report.warnings] == ["icml.bib:luo2024sloppy"] and "weihongluo" in report.warnings[0].reason
+    assert ([w.source for w in report.warnings] == ["icml.bib:luo2024sloppy"]
+            and "weihongluo" in report.warnings[0].reason)
     assert {dict(p.extra)["citekey"] for p in report.papers[:2]} == {"li2024learning"}  # the user's key, as written

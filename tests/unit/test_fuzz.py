@@ -38,11 +38,14 @@ def fuzz(examples: int):
 
 # -- strategies -----------------------------------------------------------------------------------
 # U+2028, U+2029, U+0085, \x0b, \x1c.. (str.splitlines() breaks) stay in: only "\n" ends a line.
-LINE_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r\x00"), max_size=40)  # raw, one line
+# raw, one line
+LINE_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r\x00"), max_size=40)
 JSON_TEXT = st.text(max_size=24)  # every code point, lone surrogates included (json.dumps escapes them)
 CLEAN_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=24)
-CSV_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x00"), max_size=24)  # quoted "\n" ok
-RAW_NUMBERS = ["1e400", "-1e400", "NaN", "Infinity", "-Infinity", "1" + "0" * 400, "1.5e308", "-0", "2024.0", "0.5", "true"]
+# quoted "\n" ok
+CSV_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x00"), max_size=24)
+RAW_NUMBERS = ["1e400", "-1e400", "NaN", "Infinity", "-Infinity", "1" + "0" * 400, "1.5e308", "-0", "2024.0", "0.5",
+               "true"]
 FIELDS = ["id", "title", "authors", "abstract", "venue", "year", "topic", "text", "primary_area", "keywords"]
 WORDS = ("we study graph neural networks diffusion models training data learning representations sparse "
          "autoencoders language model attention transformer benchmark robust optimisation policy reward "
@@ -50,7 +53,8 @@ WORDS = ("we study graph neural networks diffusion models training data learning
 BOMS = [b"", b"\xef\xbb\xbf"]
 
 json_scalar = st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.floats() | JSON_TEXT
-json_value = st.recursive(json_scalar, lambda kids: st.lists(kids, max_size=3) | st.dictionaries(JSON_TEXT, kids, max_size=3),
+json_value = st.recursive(json_scalar,
+                          lambda kids: st.lists(kids, max_size=3) | st.dictionaries(JSON_TEXT, kids, max_size=3),
                           max_leaves=8)
 
 
@@ -67,7 +71,8 @@ def good_json_records(draw, i: int) -> tuple[dict, str]:
     abstract = draw(abstracts(i))
     record = {"id": f"good-{i}", "abstract": abstract,
               "title": draw(st.none() | CLEAN_TEXT), "authors": draw(st.lists(CLEAN_TEXT, max_size=3) | CLEAN_TEXT),
-              "venue": draw(st.none() | CLEAN_TEXT), "year": draw(st.none() | st.integers(1990, 2030) | st.just("2024"))}
+              "venue": draw(st.none() | CLEAN_TEXT),
+              "year": draw(st.none() | st.integers(1990, 2030) | st.just("2024"))}
     return record, paper_id_for(abstract.strip())
 
 
@@ -93,7 +98,8 @@ junk_lines = st.one_of(
     json_value.map(lambda v: json.dumps(v)),  # any JSON value, mostly not an object
     junk_objects.map(json.dumps),  # objects with wrong-typed fields
     st.builds(lambda fields, raw: _render_object(fields, raw), junk_objects,
-              st.dictionaries(st.sampled_from(["year", "title", "abstract", "venue", "id"]), st.sampled_from(RAW_NUMBERS), min_size=1)),
+              st.dictionaries(st.sampled_from(["year", "title", "abstract", "venue", "id"]),
+                              st.sampled_from(RAW_NUMBERS), min_size=1)),
     st.builds(lambda rec, cut: json.dumps(rec)[:cut], junk_objects, st.integers(1, 30)),  # truncated record
     st.sampled_from(["[1, null, {}]", '"just a string"', "null", "1e400", "{", "}", "{}", '{"abstract": ""}',
                      '{"abstract": null}', '{"abstract": "   "}', "\ufeff{\"abstract\": \"BOM inside the file\"}",
@@ -153,14 +159,16 @@ CSV_COLUMNS = ["id", "title", "authors", "abstract", "venue", "year"]
 
 @st.composite
 def csv_docs(draw, delimiter: str) -> Doc:
-    columns = draw(st.permutations(CSV_COLUMNS)) + draw(st.lists(st.sampled_from(["keywords", "track", "url"]), unique=True))
+    columns = draw(st.permutations(CSV_COLUMNS)) + draw(st.lists(st.sampled_from(["keywords", "track", "url"]),
+                                                                 unique=True))
     goods = []
     for i in range(draw(st.integers(1, 5))):
         abstract = draw(abstracts(i, tail=CSV_TEXT, long_repeat=400))  # longer than csv's default field limit
         row = {"id": f"good-{i}", "title": draw(CSV_TEXT), "authors": draw(CSV_TEXT), "abstract": abstract,
                "venue": draw(CSV_TEXT), "year": draw(st.sampled_from(["", "2024", "1999"]))}
         goods.append(([row.get(c, "") for c in columns], paper_id_for(abstract.strip())))
-    junk = draw(st.lists(st.lists(CSV_TEXT | st.sampled_from(RAW_NUMBERS), min_size=1, max_size=len(columns) + 2), max_size=6))
+    junk = draw(st.lists(st.lists(CSV_TEXT | st.sampled_from(RAW_NUMBERS), min_size=1, max_size=len(columns) + 2),
+                         max_size=6))
     for row in junk:  # a junk row must not claim a good record's id
         if columns.index("id") < len(row) and row[columns.index("id")].startswith("good-"):
             row[columns.index("id")] = "junk"
@@ -202,7 +210,8 @@ def listing_docs(draw, search_page: bool) -> tuple[str, set[str], list[int]]:
     items = [("good", g) for g in goods] + [("junk", j) for j in junk]
     order = draw(st.permutations(range(len(items))))
     items = [items[k] for k in order]
-    header = "论文检索" if search_page else draw(st.sampled_from(["NeurIPS 2024 论文列表", "ICML 2024 论文列表", "论文列表"]))
+    header = "论文检索" if search_page else draw(st.sampled_from(["NeurIPS 2024 论文列表", "ICML 2024 论文列表",
+                                                              "论文列表"]))
     blank = draw(st.sampled_from(["\n\n", "\n\n\n", "\n \n", "\r\n\r\n"]))
     text, junk_lines = header, []
     for kind, paragraph in items:
@@ -288,10 +297,11 @@ def test_search_page_junk_paragraphs_cost_no_abstract(doc):
 
 # -- anything at all: only RagqaError escapes -------------------------------------------------------
 any_text = st.text(max_size=300)  # every code point, lone surrogates included
-listing_heads = st.sampled_from(["", "NeurIPS 2024 论文列表\n\n", "论文检索\n\n", "论文列表", "id,abstract\n", "id\tabstract\n",
-                                 "[", "{\"abstract\": ", '{"question": "'])
+listing_heads = st.sampled_from(["", "NeurIPS 2024 论文列表\n\n", "论文检索\n\n", "论文列表", "id,abstract\n",
+                                 "id\tabstract\n", "[", "{\"abstract\": ", '{"question": "'])
 # the characters that carry structure in JSON, CSV and listings, so random text often half-parses
-structured_text = st.text(st.sampled_from(list('{}[]",:\'0123456789eE.-+ \t\r\n\\uabc论文') + ["\u2028", "\x85", "\ufeff", "\x00", "\ud800"]),
+structured_text = st.text(st.sampled_from(list('{}[]",:\'0123456789eE.-+ \t\r\n\\uabc论文')
+                                          + ["\u2028", "\x85", "\ufeff", "\x00", "\ud800"]),
                           max_size=200)
 any_bytes = st.one_of(
     st.binary(max_size=300),
@@ -300,7 +310,8 @@ any_bytes = st.one_of(
     st.builds(lambda head, body: (head + body).encode("latin-1", "replace"), listing_heads, any_text),
     st.builds(lambda head, body: (head + body).encode("utf-16"), listing_heads, st.text(max_size=40)),
     st.builds(lambda text: b"\xef\xbb\xbf" + text.encode("utf-8", "surrogatepass"), any_text),
-    st.builds(lambda pad, tail: b"x" * pad + tail, st.integers(8100, 8300), st.binary(max_size=20)),  # NUL after the sniffed 8 KB
+    # NUL after the sniffed 8 KB
+    st.builds(lambda pad, tail: b"x" * pad + tail, st.integers(8100, 8300), st.binary(max_size=20)),
 )
 
 
@@ -330,7 +341,8 @@ def test_parse_listing_raises_only_listing_errors(text, head):
 
 
 @fuzz(25)
-@given(files=st.lists(st.tuples(st.sampled_from([".jsonl", ".json", ".csv", ".tsv", ".txt", ".md", ""]), any_bytes), max_size=4))
+@given(files=st.lists(st.tuples(st.sampled_from([".jsonl", ".json", ".csv", ".tsv", ".txt", ".md", ""]), any_bytes),
+                      max_size=4))
 def test_a_folder_of_junk_files_reports_them_as_one_line_errors(tmp_path, files):
     folder = tmp_path / "in"
     shutil.rmtree(folder, ignore_errors=True)
@@ -372,7 +384,8 @@ def run_cli(pipeline, argv: list[str]) -> tuple[int, str, str]:
     from ragqa.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with mock.patch("ragqa.cli_args.pipeline_for", lambda args: pipeline), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with (mock.patch("ragqa.cli_args.pipeline_for", lambda args: pipeline), contextlib.redirect_stdout(out),
+          contextlib.redirect_stderr(err)):
         code = main(argv)
     return code, out.getvalue(), err.getvalue()
 
@@ -386,7 +399,8 @@ good_rows = st.fixed_dictionaries(
 junk_batch_lines = st.one_of(
     LINE_TEXT.filter(lambda s: s.strip()),
     json_value.map(json.dumps).filter(lambda s: s.strip()),
-    st.fixed_dictionaries({}, optional={"question": st.sampled_from(["", "  ", None, False, 0, []]), "id": json_value}).map(json.dumps),
+    st.fixed_dictionaries({}, optional={"question": st.sampled_from(["", "  ", None, False, 0, []]),
+                                        "id": json_value}).map(json.dumps),
     st.sampled_from(["{", "[1, null, {}]", '{"q": "graphs"}', "null", "\ufeff{\"question\": \"graphs\"}"]),
 )
 
@@ -490,7 +504,8 @@ def test_known_bug_a_bad_jsonl_line_is_skipped_and_the_good_one_kept(tmp_path, b
     """The good record is kept; the bad line is skipped, or kept with its malformed field as written, and either way
     named by its line (#46 1: an author list or year that is none keeps the record)."""
     report = load_file(_write(tmp_path / "x.jsonl", f"{bad_line}\n{GOOD}\n".encode()))
-    assert paper_id_for(A) in _ids(report) and [s.source for s in report.skipped + report.warnings] == ["x.jsonl:line 1"]
+    assert (paper_id_for(A) in _ids(report)
+            and [s.source for s in report.skipped + report.warnings] == ["x.jsonl:line 1"])
 
 
 @pytest.mark.parametrize("body", [
@@ -592,17 +607,22 @@ def test_known_bug_a_long_line_loads_in_linear_time(tmp_path, abstract):
     assert _load_in_subprocess(path, seconds=4.0)  # linear code needs well under 1 s of this, most of it imports
 
 
-BAD_BATCH_LINES = {  # line -> the traceback it gave in (`search --batch`, `ask --batch`) before the reader checked types
+# line -> the traceback it gave in (`search --batch`, `ask --batch`) before the reader checked types
+BAD_BATCH_LINES = {
     '{"question": 123}': ("'question': 123 passes the batch reader, then search raises AttributeError",) * 2,
     '{"question": ["graphs"]}': ("'question': [..] passes the batch reader, then search raises AttributeError",) * 2,
     '{"question": "graphs", "history": [1, null, {}]}': (
         "non-string history items pass the batch reader, then search raises TypeError",
         None),  # ask: history[-1] == {} becomes a per-row "question is empty" error
-    '{"question": "graphs", "history": [null]}': ("a null history item passes the batch reader, then search raises TypeError", None),
-    '{"question": "graphs", "history": 5}': ("'history': 5 passes the batch reader, then search/ask raise TypeError",) * 2,
-    '{"question": "graphs", "history": {"a": 1}}': ("'history': {..} passes the batch reader, then search/ask raise TypeError/KeyError",) * 2,
+    '{"question": "graphs", "history": [null]}': ("a null history item passes the batch reader, then search raises "
+                                                  "TypeError", None),
+    '{"question": "graphs", "history": 5}': ("'history': 5 passes the batch reader, then search/ask raise "
+                                             "TypeError",) * 2,
+    '{"question": "graphs", "history": {"a": 1}}': ("'history': {..} passes the batch reader, then search/ask raise "
+                                                    "TypeError/KeyError",) * 2,
     "[" * 100_000: ("a deeply nested batch line raises RecursionError, not QueryError",) * 2,
-    '{"question": "graphs", "id": ' + "9" * 5000 + "}": ("an integer over 4300 digits in a batch line raises ValueError, not QueryError",) * 2,
+    '{"question": "graphs", "id": ' + "9" * 5000 + "}": (
+        "an integer over 4300 digits in a batch line raises ValueError, not QueryError",) * 2,
 }
 
 

@@ -30,7 +30,8 @@ SOURCES = [_source(1, "LowRankX", ["We introduce low-rank adapters for fine-tuni
 
 
 @pytest.mark.parametrize("sentence, expected", [
-    ("introduces low-rank adapters for fine-tuning large language models [1].", "LowRankX introduces low-rank adapters"),
+    ("introduces low-rank adapters for fine-tuning large language models [1].",
+     "LowRankX introduces low-rank adapters"),
     ("also proposes adapters for language models [1].", "LowRankX also proposes"),
     ("LowRankX introduces low-rank adapters [1].", None),  # has its subject
     ("transformers are fine-tuned with low-rank adapters [1].", None),  # a noun, not a verb
@@ -43,15 +44,15 @@ def test_name_subject(sentence, expected):
 
 def test_small_profile_names_the_subject_and_records_it():
     fired = []
-    text, cited, _, _ = resolve_citations("introduces low-rank adapters for fine-tuning large language models [1].", SOURCES,
-                                          PROFILES["small"], fired)
+    text, cited, _, _ = resolve_citations("introduces low-rank adapters for fine-tuning large language models [1].",
+                                          SOURCES, PROFILES["small"], fired)
     assert text.startswith("LowRankX introduces") and cited == [1] and fired == [NAME_SUBJECT]
 
 
 def test_strong_profile_leaves_the_sentence_as_written():
     fired = []
-    text, cited, _, _ = resolve_citations("introduces low-rank adapters for fine-tuning large language models [1].", SOURCES,
-                                          PROFILES["strong"], fired)
+    text, cited, _, _ = resolve_citations("introduces low-rank adapters for fine-tuning large language models [1].",
+                                          SOURCES, PROFILES["strong"], fired)
     assert text.startswith("introduces") and cited == [1] and fired == []
 
 
@@ -66,10 +67,13 @@ def test_cite_named_and_cite_supported_are_recorded():
 def test_a_sentence_that_only_names_a_paper_is_not_cited_to_it():
     """The 1.5B writes a title cut short, as the prompt shows it, as a sentence of its own: it claims nothing."""
     fired = []
-    long_title = _source(3, "Fine-Tuning Enhances Existing Mechanisms: A Case Study", ["Fine-tuning enhances entity tracking."])
+    long_title = _source(3, "Fine-Tuning Enhances Existing Mechanisms: A Case Study",
+                         ["Fine-tuning enhances entity tracking."])
     text, cited, _, dropped = resolve_citations(
-        "Fine-tuning enhances entity tracking [3]. Fine-Tuning Enhances Existing..", SOURCES + [long_title], PROFILES["small"], fired)
-    assert cited == [3] and text == "Fine-tuning enhances entity tracking [3]." and dropped == ["Fine-Tuning Enhances Existing.."]
+        "Fine-tuning enhances entity tracking [3]. Fine-Tuning Enhances Existing..", SOURCES + [long_title],
+        PROFILES["small"], fired)
+    assert (cited == [3] and text == "Fine-tuning enhances entity tracking [3]."
+            and dropped == ["Fine-Tuning Enhances Existing.."])
     assert fired == []
 
 
@@ -91,7 +95,8 @@ def test_auto_profile_is_small_whatever_the_backend(backend):
 
 
 def _refusing(indexed, profile):
-    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(["The indexed papers do not answer this question."])
+    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(
+        ["The indexed papers do not answer this question."])
     indexed.settings = indexed.settings.model_copy(update={"model_profile": profile})
     indexed.__dict__.pop("profile", None)
     return indexed
@@ -114,9 +119,11 @@ def _closest(source, sentences):
 def test_quote_top_up_adds_what_a_thin_answer_does_not_state():
     from ragqa.answer.compose import quote_top_up
 
-    s = _closest(_source(1, "GraphMix", ["We propose GraphMix, which mixes subgraphs.", "GraphMix improves accuracy by 2.1 points.",
-                                         "It helps most with few graphs."]),
-                 ["GraphMix improves accuracy by 2.1 points.", "We propose GraphMix, which mixes subgraphs.", "It helps most with few graphs."])
+    s = _closest(_source(1, "GraphMix",
+                         ["We propose GraphMix, which mixes subgraphs.", "GraphMix improves accuracy by 2.1 points.",
+                          "It helps most with few graphs."]),
+                 ["GraphMix improves accuracy by 2.1 points.", "We propose GraphMix, which mixes subgraphs.",
+                  "It helps most with few graphs."])
     thin = "GraphMix mixes subgraphs of two graphs [1]."
     out = quote_top_up(thin, [s], [1], "Is there augmentation for graphs?")
     assert out.startswith(thin) and "2.1 points" in out and out.count("mixes subgraphs") == 1  # not restated
@@ -132,7 +139,8 @@ def test_only_the_small_profile_tops_up(indexed):
 
     question = "Which graph neural network uses distributed-order fractional calculus?"
     for profile, expect in (("small", True), ("strong", False)):
-        indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(["DRAGON uses distributed-order fractional calculus [1]."])
+        indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(
+            ["DRAGON uses distributed-order fractional calculus [1]."])
         indexed.settings = indexed.settings.model_copy(update={"model_profile": profile})
         indexed.__dict__.pop("profile", None)
         answer = indexed.ask(question)
@@ -145,19 +153,24 @@ def test_untitled_papers_are_never_named_by_their_opening_words():
 
     from ragqa.answer.compose import extractive_answer, quote_top_up
 
-    s = _closest(_source(1, "x", ["Embedders play a central role in machine learning.", "We compare embedders without labels."]),
+    s = _closest(_source(1, "x",
+                         ["Embedders play a central role in machine learning.",
+                          "We compare embedders without labels."]),
                  ["We compare embedders without labels.", "Embedders play a central role in machine learning."])
-    meta = {"label": "Embedders play a central role in machine learning", "venue": "NeurIPS 2024", "text": " ".join(s.evidence)}
+    meta = {"label": "Embedders play a central role in machine learning", "venue": "NeurIPS 2024",
+            "text": " ".join(s.evidence)}
     s = replace(s, hit=replace(s.hit, meta=meta))
     quoted, _ = extractive_answer([s], "How can one compare embedders?")
     topped = quote_top_up("It compares embedders [1].", [s], [1], "How can one compare embedders?")
     for text in (quoted, topped):
-        assert "Embedders play a central role in machine learning:" not in text and "central role in machine learning's" not in text
+        assert ("Embedders play a central role in machine learning:" not in text
+                and "central role in machine learning's" not in text)
     assert "- A NeurIPS 2024 paper:" in quoted and "In a NeurIPS 2024 paper's words:" in topped
 
 
 @pytest.mark.parametrize("sentence, expected", [
-    ("In this paper, we present a theoretical analysis [1].", "In this paper, the authors present a theoretical analysis [1]."),
+    ("In this paper, we present a theoretical analysis [1].",
+     "In this paper, the authors present a theoretical analysis [1]."),
     ("We observe a double descent phenomenon [1].", "The authors observe a double descent phenomenon [1]."),
     ("Our results allow us to scale [2].", "Their results allow them to scale [2]."),
     ("我们提出了一种方法 [1]。", "作者提出了一种方法 [1]。"),
@@ -175,9 +188,11 @@ def test_third_person_guard_runs_in_the_small_profile_only():
 
     sources = [_source(1, "DiffAug", ["We augment training images with a single diffusion step."])]
     fired = []
-    text, cited, _, _ = resolve_citations("We augment training images with a single diffusion step [1].", sources, PROFILES["small"], fired)
+    text, cited, _, _ = resolve_citations("We augment training images with a single diffusion step [1].", sources,
+                                          PROFILES["small"], fired)
     assert text.startswith("The authors augment") and cited == [1] and THIRD_PERSON in fired
-    text, _, _, _ = resolve_citations("We augment training images with a single diffusion step [1].", sources, PROFILES["strong"])
+    text, _, _, _ = resolve_citations("We augment training images with a single diffusion step [1].", sources,
+                                      PROFILES["strong"])
     assert text.startswith("We augment")
 
 
@@ -203,11 +218,13 @@ def test_an_echo_of_the_question_is_dropped_and_recorded():
     fired = []
     question = "Does DiffAug augment training images?"
     text, cited, _, dropped = resolve_citations(
-        "Yes, DiffAug does augment training images [2]. DiffAug augments training images with a single diffusion step [2].",
+        "Yes, DiffAug does augment training images [2]. "
+        "DiffAug augments training images with a single diffusion step [2].",
         SOURCES, PROFILES["small"], fired, question)
     assert text == "DiffAug augments training images with a single diffusion step [2]." and cited == [2]
     assert dropped == ["Yes, DiffAug does augment training images [2]."] and fired == [ECHO]
-    strong = resolve_citations("Yes, DiffAug does augment training images [2].", SOURCES, PROFILES["strong"], [], question)
+    strong = resolve_citations("Yes, DiffAug does augment training images [2].", SOURCES, PROFILES["strong"], [],
+                               question)
     assert strong[1] == [2]  # a capable model's sentences are not judged by their words
 
 
@@ -229,11 +246,15 @@ BCOS = ["We propose B-cosification, which transforms existing pre-trained models
 
 
 @pytest.mark.parametrize("sentence, question, leaks", [
-    ("B-cosification 通过保留注意力最高的 token 来压缩 Transformer 的 KV 缓存 [1]。", "B-cosification 是怎么做的？", True),
+    ("B-cosification 通过保留注意力最高的 token 来压缩 Transformer 的 KV 缓存 [1]。", "B-cosification 是怎么做的？",
+     True),
     ("在精度不变的情况下，它把内存减半 [1]。", "B-cosification 是怎么做的？", True),
     ("B-cosification 是一种将预训练模型转换为可解释模型的方法 [1]。", "B-cosification 是怎么做的？", False),
-    ("SparseKV transforms pre-trained models to be inherently interpretable [1].", "How does B-cosification work?", True),  # an example's paper
-    ("B-cosification transforms existing pre-trained models to be inherently interpretable [1].", "How does it work?", False),
+    # an example's paper
+    ("SparseKV transforms pre-trained models to be inherently interpretable [1].", "How does B-cosification work?",
+     True),
+    ("B-cosification transforms existing pre-trained models to be inherently interpretable [1].", "How does it work?",
+     False),
     ("It halves memory at equal accuracy [1].", "What does B-cosification do?", True),
     # the examples' words are fine where the sources or the question have them
     ("It halves memory at equal accuracy [1].", "Does it halve memory at equal accuracy?", False),
@@ -253,7 +274,8 @@ def test_example_leak_guard_drops_the_copied_sentence_and_records_it():
     draft = "B-cosification 是一种将预训练模型转换为可解释模型的方法 [1]。在精度不变的情况下，它把内存减半 [1]。"
     for profile in (PROFILES["small"], PROFILES["strong"]):
         fired = []
-        text, cited, _, dropped = resolve_citations(draft, sources, profile, fired, "B-cosification 是怎么做的？", _examples())
+        text, cited, _, dropped = resolve_citations(draft, sources, profile, fired, "B-cosification 是怎么做的？",
+                                                    _examples())
         assert "减半" not in text and "可解释模型" in text and cited == [1] and EXAMPLE_LEAK in fired
         assert dropped == ["在精度不变的情况下，它把内存减半 [1]。"]
     off = ModelProfile("off", frozenset())
@@ -275,9 +297,11 @@ def test_repeat_guard_drops_a_restated_sentence_only():
                "B-cosification models are on par with B-cos models trained from scratch in interpretability [1].")
     fired = []
     text, _, _, dropped = resolve_citations(english, [_source(1, "B-cosification", BCOS + [
-        "B-cosification models are on par with B-cos models trained from scratch in interpretability."])], PROFILES["small"], fired)
+        "B-cosification models are on par with B-cos models trained from scratch in interpretability."])],
+                                            PROFILES["small"], fired)
     assert not dropped and REPEAT not in fired
-    text, _, _, _ = resolve_citations(draft, sources, ModelProfile("off", frozenset()), [], "B-cosification 是怎么做的？")
+    text, _, _, _ = resolve_citations(draft, sources, ModelProfile("off", frozenset()), [],
+                                      "B-cosification 是怎么做的？")
     assert text.count("可解释模型") == 2
 
 
@@ -294,7 +318,8 @@ def test_a_chinese_sentence_without_markers_among_several_sources_goes_to_the_on
     # labels that are whole titles: the sentence does not name them, so nothing cites them by name (cite_named)
     sources = [_source(1, "Transforming Deep Neural Networks to be Inherently Interpretable",
                        BCOS + ["We also B-cosify a pretrained CLIP model."]),
-               _source(2, "A Diffuse-and-Denoise Augmentation", ["DiffAug augments training images with one diffusion step."])]
+               _source(2, "A Diffuse-and-Denoise Augmentation",
+                       ["DiffAug augments training images with one diffusion step."])]
     text, cited, _, dropped = resolve_citations(
         "是的。此外，作者把 B-cosification 用到预训练的 CLIP 模型上。这种方法很有效。", sources, PROFILES["small"], [])
     assert text == "此外，作者把 B-cosification 用到预训练的 CLIP 模型上 [1]。" and cited == [1]

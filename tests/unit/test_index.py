@@ -47,7 +47,9 @@ def test_ingest_is_idempotent(bundled):
 def test_adding_a_file_embeds_only_new_papers_and_keeps_old(indexed, tmp_path):
     before = indexed.index().count()
     new = tmp_path / "extra.jsonl"
-    rows = [{"id": f"x{i}", "title": f"Paper {i}", "authors": ["A B"], "abstract": f"A new abstract number {i} about protein folding with transformers. " * 3, "venue": "ICML", "year": 2024} for i in range(3)]
+    rows = [{"id": f"x{i}", "title": f"Paper {i}", "authors": ["A B"],
+             "abstract": f"A new abstract number {i} about protein folding with transformers. " * 3, "venue": "ICML",
+             "year": 2024} for i in range(3)]
     new.write_text("\n".join(json.dumps(r) for r in rows))
     report, _ = indexed.load([new])
     result = indexed.ingest(report, progress=False)
@@ -68,7 +70,8 @@ def test_metadata_merge_across_runs_does_not_reembed(settings, tmp_path):
     result = pipeline.ingest(pipeline.load([tmp_path / "b.txt"])[0], progress=False)
     assert result.updated_papers == 1 and result.embedded_chunks == 0
     (meta,) = pipeline.index().papers().values()
-    assert meta["venue"] == "ICML 2024" and meta["authors"] == "Ann One; Bob Two" and meta["topic"] == "Deep Learning · Widgets"
+    assert (meta["venue"] == "ICML 2024" and meta["authors"] == "Ann One; Bob Two"
+            and meta["topic"] == "Deep Learning · Widgets")
 
 
 def test_changed_chunking_builds_a_new_collection(settings):
@@ -90,13 +93,17 @@ def test_bad_records_do_not_lose_indexed_papers(indexed, tmp_path):
 
 def test_load_file_jsonl_real_corpus_shape(tmp_path):
     path = tmp_path / "c.jsonl"
-    path.write_text(json.dumps({"id": "zz", "openreview_id": "zz", "title": "T", "authors": ["A"], "keywords": ["k"], "primary_area": "generative models", "abstract": "Some abstract text here. " * 5, "venue": "ICLR", "year": 2024}))
+    path.write_text(json.dumps({"id": "zz", "openreview_id": "zz", "title": "T", "authors": ["A"], "keywords": ["k"],
+                                "primary_area": "generative models", "abstract": "Some abstract text here. " * 5,
+                                "venue": "ICLR", "year": 2024}))
     (paper,) = load_file(path).papers
-    assert paper.topic == "generative models" and paper.venue == "ICLR 2024" and dict(paper.extra)["openreview_id"] == "zz"
+    assert (paper.topic == "generative models" and paper.venue == "ICLR 2024"
+            and dict(paper.extra)["openreview_id"] == "zz")
 
 
 def _tiny_records(path, n, start=0, text="about graph learning"):
-    rows = [{"id": f"p{i}", "title": f"Paper {i}", "abstract": f"Paper number {i} {text}. It has one more sentence {i}.",
+    rows = [{"id": f"p{i}", "title": f"Paper {i}",
+             "abstract": f"Paper number {i} {text}. It has one more sentence {i}.",
              "venue": "ICML", "year": 2024} for i in range(start, start + n)]
     path.write_text("\n".join(json.dumps(r) for r in rows))
     return path
@@ -154,7 +161,8 @@ def test_verify_repairs_without_the_source_files(indexed, capsys, monkeypatch):
 
     reads = []
     all_metadata = PaperIndex.all_metadata
-    monkeypatch.setattr(PaperIndex, "all_metadata", lambda self, *a, **kw: reads.append(1) or all_metadata(self, *a, **kw))
+    monkeypatch.setattr(PaperIndex, "all_metadata",
+                        lambda self, *a, **kw: reads.append(1) or all_metadata(self, *a, **kw))
     code = cli.main(["ingest", "--verify"])
     out = capsys.readouterr().out
     assert code == 0 and "1 incomplete papers" in out and "0 still incomplete" in out
@@ -181,7 +189,8 @@ def test_same_id_in_another_library_with_another_title_is_kept(settings, tmp_pat
     pipeline = Pipeline(settings)
     pipeline.ingest(pipeline.load([_tiny_records(tmp_path / "one.jsonl", 3)])[0], progress=False)
     other = tmp_path / "two.jsonl"
-    other.write_text("\n".join(json.dumps({"id": f"p{i}", "title": f"Other {i}", "abstract": f"A different study {i} of proteins."}) for i in range(3)))
+    other.write_text("\n".join(json.dumps({"id": f"p{i}", "title": f"Other {i}",
+                                           "abstract": f"A different study {i} of proteins."}) for i in range(3)))
     result = pipeline.ingest(pipeline.load([other])[0], progress=False)
     assert result.replaced_papers == 0 and pipeline.index().stats()["papers"] == 6
 
@@ -222,22 +231,24 @@ def test_an_ingest_in_slices_writes_what_one_slice_writes(settings, tmp_path):
     b = _tiny_records(tmp_path / "b.jsonl", 4, start=8)  # p8, p9 again (another source) and two new
     stores = []
     for name, size in (("one", 20000), ("sliced", 3)):
-        pipeline = Pipeline(settings.model_copy(update={"ingest_slice_papers": size, "vectorstore_dir": tmp_path / name}))
+        pipeline = Pipeline(settings.model_copy(update={"ingest_slice_papers": size,
+                                                        "vectorstore_dir": tmp_path / name}))
         first = pipeline.ingest(pipeline.load([a])[0], progress=False)
         second = pipeline.ingest(pipeline.load([b])[0], progress=False)
         assert (first.new_papers, first.embedded_chunks, second.new_papers, second.updated_papers) == (10, 10, 2, 2)
         index = pipeline.index()
         got = index.collection.get(include=["embeddings", "metadatas"])
-        chunks = {cid: ([round(x, 6) for x in vec], meta) for cid, vec, meta in zip(got["ids"], got["embeddings"], got["metadatas"])}
+        chunks = {cid: ([round(x, 6) for x in vec], meta)
+                  for cid, vec, meta in zip(got["ids"], got["embeddings"], got["metadatas"])}
         stores.append((chunks, index.papers(), index.catalog.term_frequencies(["graph", "learning", "paper"])))
     assert stores[0] == stores[1] and len(stores[0][0]) == 12
 
 
 def test_a_vector_index_chroma_could_not_finish_saving_is_reported_and_rebuilt_from_the_catalog(settings, tmp_path):
-    """A 1M-paper ingest killed while Chroma saved its HNSW files left a truncated index_metadata.pickle: every read then
-    failed with Chroma's traceback. Now one line says so and what to run; `ragqa ingest --verify` drops the vectors and
-    embeds every paper again from the catalog, which the kill did not touch. Each step is its own process, as a user's
-    are (Chroma first writes that file past 1,000 vectors, hence 1,100 papers)."""
+    """A 1M-paper ingest killed while Chroma saved its HNSW files left a truncated index_metadata.pickle: every read
+    then failed with Chroma's traceback. Now one line says so and what to run; `ragqa ingest --verify` drops the vectors
+    and embeds every paper again from the catalog, which the kill did not touch. Each step is its own process, as a
+    user's are (Chroma first writes that file past 1,000 vectors, hence 1,100 papers)."""
     import os
     import subprocess
     import sys
@@ -245,20 +256,24 @@ def test_a_vector_index_chroma_could_not_finish_saving_is_reported_and_rebuilt_f
 
     from ragqa.pipeline import Pipeline
 
-    rows = [{"id": f"p{i}", "title": f"Paper {i}", "abstract": f"Paper {i} studies zq{i}x and wv{i}y. It has one more sentence."}
+    rows = [{"id": f"p{i}", "title": f"Paper {i}",
+             "abstract": f"Paper {i} studies zq{i}x and wv{i}y. It has one more sentence."}
             for i in range(1100)]
     (tmp_path / "lib.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     Pipeline(settings).ingest(Pipeline(settings).load([tmp_path / "lib.jsonl"])[0], progress=False)
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAGQA_")}, "HF_HUB_OFFLINE": "1",
-           "RAGQA_VECTORSTORE_DIR": str(settings.vectorstore_dir), "RAGQA_EMBED_MODEL": "hash", "RAGQA_DATA_DIR": "/nonexistent"}
+           "RAGQA_VECTORSTORE_DIR": str(settings.vectorstore_dir), "RAGQA_EMBED_MODEL": "hash",
+           "RAGQA_DATA_DIR": "/nonexistent"}
 
     def ragqa(*args):
-        return subprocess.run([str(Path(sys.executable).with_name("ragqa")), *args], env=env, capture_output=True, text=True, timeout=300)
+        return subprocess.run([str(Path(sys.executable).with_name("ragqa")), *args], env=env, capture_output=True,
+                              text=True, timeout=300)
     query = "work on zq17x and wv17y"  # words only Paper 17 has
 
     def top(result):  # titles of the papers with the best score: Paper 17 is BM25's only hit, so it gets 1/61, which
         # a paper only the dense list ranks first ties (the hash embedder's vectors are near-equal for these abstracts,
-        # and HNSW picks among them differently per build): asserting "1. Paper 17" failed when the tie went the other way
+        # and HNSW picks among them differently per build): asserting "1. Paper 17" failed when the tie went the
+        # other way
         hits = json.loads(result.stdout)["results"]
         return len(hits), {h["title"] for h in hits if h["score"] == hits[0]["score"]}
     before = ragqa("search", query, "--k", "5", "--json")
@@ -272,7 +287,8 @@ def test_a_vector_index_chroma_could_not_finish_saving_is_reported_and_rebuilt_f
     assert repaired.returncode == 0 and "1100 incomplete papers" in repaired.stdout, repaired.stderr
     assert not damaged_folder.exists()  # Chroma 1.x leaves a dropped collection's folder behind: removed
     assert len(list(settings.vectorstore_dir.glob("*/index_metadata.pickle"))) == 1  # the rebuilt index only
-    assert "every paper is complete (1100 papers, 1100 chunks, each with its vector)" in ragqa("ingest", "--verify").stdout
+    assert ("every paper is complete (1100 papers, 1100 chunks, each with its vector)"
+            in ragqa("ingest", "--verify").stdout)
     after = ragqa("search", query, "--k", "5", "--json")
     assert before.returncode == after.returncode == 0
     assert top(before)[1] >= {"Paper 17"} and top(after)[1] >= {"Paper 17"}
@@ -292,7 +308,8 @@ def test_sigterm_stops_an_ingest_between_writes_and_the_same_command_goes_on(set
     import time
     from pathlib import Path
 
-    rows = [{"id": f"p{i}", "title": f"Paper {i}", "abstract": f"Paper {i} studies zq{i}x and wv{i}y. It has one more sentence."}
+    rows = [{"id": f"p{i}", "title": f"Paper {i}",
+             "abstract": f"Paper {i} studies zq{i}x and wv{i}y. It has one more sentence."}
             for i in range(3000)]
     (tmp_path / "lib.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
     store = tmp_path / "store"
@@ -317,16 +334,19 @@ def test_sigterm_stops_an_ingest_between_writes_and_the_same_command_goes_on(set
     assert proc.returncode == 130 and "ingest stopped" in err and "Traceback" not in err, (proc.returncode, err[-500:])
     first = written()
     assert 0 < first < 3000
-    search = subprocess.run([ragqa, "search", "work on zq7x and wv7y", "--k", "3"], env=env, capture_output=True, text=True)
+    search = subprocess.run([ragqa, "search", "work on zq7x and wv7y", "--k", "3"], env=env, capture_output=True,
+                            text=True)
     assert search.returncode == 0, search.stderr
-    again = subprocess.run([ragqa, "ingest", "--quiet", str(tmp_path / "lib.jsonl")], env=env, capture_output=True, text=True)
+    again = subprocess.run([ragqa, "ingest", "--quiet", str(tmp_path / "lib.jsonl")], env=env, capture_output=True,
+                           text=True)
     assert again.returncode == 0 and f"{3000 - first} new" in again.stdout, again.stdout + again.stderr
     assert "every paper is complete (3000 papers, 3000 chunks, each with its vector)" in subprocess.run(
         [ragqa, "ingest", "--verify"], env=env, capture_output=True, text=True).stdout
 
 
 def test_verify_reads_the_papers_it_repairs_from_the_catalog_a_slice_at_a_time():
-    """`--verify` after a rebuild held all 436,563 records at once (6.7 GB peak): CatalogPapers reads a slice when asked."""
+    """`--verify` after a rebuild held all 436,563 records at once (6.7 GB peak): CatalogPapers reads a slice when
+    asked."""
     from ragqa.store.repair import CatalogPapers
 
     class Catalog:

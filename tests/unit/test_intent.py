@@ -61,8 +61,8 @@ def test_form_of_question(question, form):
     ("Who wrote InterpBench?", "authors"), ("Who are the authors of the Switch SAE paper?", "authors"),
     ("Who proposed DRAGON?", "authors"), ("InterpBench的作者是谁？", "authors"), ("这篇论文是谁写的？", "authors"),
     ("Where was TRACE published?", "venue"), ("At which conference was JKOnet* presented?", "venue"),
-    ("这篇论文发表在哪个会议？", "venue"), ("When was JKOnet* published?", "year"), ("What year did InterpBench come out?", "year"),
-    ("它是哪一年发表的？", "year"),
+    ("这篇论文发表在哪个会议？", "venue"), ("When was JKOnet* published?", "year"),
+    ("What year did InterpBench come out?", "year"), ("它是哪一年发表的？", "year"),
     # about a paper's content, or a question of another form: not a field of its record
     ("Who works on sparse autoencoders?", None), ("Where is the information stored?", None),
     ("Who has the most papers on graphs?", None), ("What did the authors find about registers?", None),
@@ -81,7 +81,8 @@ def test_a_question_about_a_papers_record(question, field):
 
 @pytest.mark.parametrize("question, newest", [
     ("What are the latest papers on diffusion models?", True), ("recent approaches to continual learning", True),
-    ("扩散模型最新的论文有哪些？", True), ("Which papers study diffusion models?", False), ("What is a new method for X?", False),
+    ("扩散模型最新的论文有哪些？", True), ("Which papers study diffusion models?", False),
+    ("What is a new method for X?", False),
 ])
 def test_a_question_asking_for_recent_work(question, newest):
     from ragqa.query.intent import asks_newest

@@ -14,7 +14,8 @@ TEXTS = ["Sparse autoencoders find interpretable features in language model acti
          "A study of in-context learning in transformers and induction heads.",
          "Contrastive learning of visual representations without labels.",
          "Federated learning keeps data private while training shared models."]
-QUERIES = ["sparse autoencoders", "diffusion sampling quality", "graph molecules", "learning", "transformers in-context"]
+QUERIES = ["sparse autoencoders", "diffusion sampling quality", "graph molecules", "learning",
+           "transformers in-context"]
 
 
 def test_pages_of_packed_token_ids_rank_as_one_bm25s_index_over_every_text():
@@ -39,7 +40,8 @@ def test_a_filter_ranks_only_its_papers_chunks_and_the_same_set_reuses_its_mask(
     allowed = frozenset({"p0", "p1"})
     got = built.search("learning sparse autoencoders diffusion", 10, allowed)
     assert got and {cid.split(":")[0] for cid, _ in got} <= allowed
-    assert [c for c, _ in got] == [c for c, _ in built.search("learning sparse autoencoders diffusion", 10) if c.split(":")[0] in allowed]
+    assert ([c for c, _ in got] == [c for c, _ in built.search("learning sparse autoencoders diffusion", 10)
+                                    if c.split(":")[0] in allowed])
     mask = built._admitted_docs
     built.search("graph", 10, allowed)
     assert built._admitted_docs is mask  # the same set again: the same mask, no pass over every paper
@@ -80,7 +82,8 @@ def test_saved_tokens_come_back_for_their_generation_only(tmp_path):
 
     ids = [f"p{i}:0" for i in range(len(TEXTS))]
     folder = tmp_path / "x.bm25"
-    built = LexicalIndex.build([(ids[:4], TEXTS[:4]), (ids[4:], TEXTS[4:])], generation=3, stage=LexicalIndex.staging(folder))
+    built = LexicalIndex.build([(ids[:4], TEXTS[:4]), (ids[4:], TEXTS[4:])], generation=3,
+                               stage=LexicalIndex.staging(folder))
     built.save(folder)
     assert SavedTokens.open(folder, 2) is None and SavedTokens.open(folder, None) is None
     kept = SavedTokens.open(folder, 3)

@@ -13,8 +13,8 @@ from tests.unit.test_cli import env  # noqa: F401  (the CLI environment fixture)
 def _mine(tmp_path, n=3, start=0):
     path = tmp_path / f"mine{start}.jsonl"
     path.write_text("\n".join(json.dumps({"id": f"m{i}", "title": f"Protein folding study {i}", "authors": ["Ann Lee"],
-                                          "abstract": f"We fold proteins with transformers, study {i}. " * 4, "venue": "bioRxiv",
-                                          "year": 2024}) for i in range(start, start + n)))
+                                          "abstract": f"We fold proteins with transformers, study {i}. " * 4,
+                                          "venue": "bioRxiv", "year": 2024}) for i in range(start, start + n)))
     return path
 
 
@@ -111,7 +111,9 @@ def test_exported_bibtex_reingests_as_the_same_papers(env, capsys, tmp_path):
     assert sorted(r["paper_id"] for r in json.loads(capsys.readouterr().out)["results"]) == sorted(ids)
 
 
-@pytest.mark.parametrize("name, fmt_check", [("refs.json", lambda t: json.loads(t)[0]["title"]), ("refs.md", lambda t: t.startswith("1. "))])
+@pytest.mark.parametrize("name, fmt_check",
+                         [("refs.json", lambda t: json.loads(t)[0]["title"]),
+                          ("refs.md", lambda t: t.startswith("1. "))])
 def test_export_format_follows_the_suffix(env, capsys, tmp_path, name, fmt_check):
     main(["ingest", "--quiet"])
     out = tmp_path / name
@@ -169,7 +171,8 @@ def test_one_conference_written_six_ways_is_one_venue_for_filters_and_counts(env
                                                   "abstract": abstract.format("csl")}]))
     (tmp_path / "e.jsonl").write_text(json.dumps({"id": "2006.00001", "title": "Arxiv Paper", "authors": "Ann Lee",
                                                   "categories": "cs.LG", "versions": [{"created": "Mon, 1 Jun 2020"}],
-                                                  "journal-ref": "Advances in Neural Information Processing Systems 33 (NeurIPS 2020)",
+                                                  "journal-ref": "Advances in Neural Information Processing Systems 33 "
+                                                                 "(NeurIPS 2020)",
                                                   "abstract": abstract.format("arxiv")}))
     (tmp_path / "f.json").write_text(json.dumps({"notes": [{"id": "o1", "forum": "o1", "content": {
         "title": {"value": "Openreview Paper"}, "venue": {"value": "NeurIPS 2020 Poster"},

@@ -31,7 +31,8 @@ def server():
 
 
 def _mode(port: int, mode: str) -> None:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/_mode", data=json.dumps({"mode": mode}).encode(), method="POST")
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/_mode", data=json.dumps({"mode": mode}).encode(),
+                                     method="POST")
     urllib.request.urlopen(request, timeout=10).read()
 
 

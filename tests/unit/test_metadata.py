@@ -46,7 +46,8 @@ def test_author_named_in_a_question(question, name, candidates, topical):
 @pytest.mark.parametrize("question", [
     "Which papers study diffusion models?", "methods improved by LoRA", "Is there work on Long context?",
     "What is the robustness of Transformers?", "yoshua's favourite methods",
-    "Which methods are improved by Adam?", "robustness of GAN training", "papers on Long sequences", "Which papers were trained by Adam et"
+    "Which methods are improved by Adam?", "robustness of GAN training", "papers on Long sequences",
+    "Which papers were trained by Adam et"
 ])
 def test_no_author_where_none_is_named(question):
     assert AuthorIndex(PAPERS).find(question) is None
@@ -56,7 +57,8 @@ def test_an_unknown_author_gets_the_closest_spellings():
     match = AuthorIndex(PAPERS).find("Which papers by Yoshua Bengoi are indexed?")
     assert match.unknown and match.closest == ("Yoshua Bengio",)
     assert AuthorIndex(PAPERS).find("papers by Geoffrey Hinton").unknown
-    assert AuthorIndex({**PAPERS, "e": {"authors": "Hao Fei; Bo Li"}}).find("What papers by Fei-Fei Li are indexed?").unknown
+    assert AuthorIndex({**PAPERS, "e": {"authors": "Hao Fei; Bo Li"}}).find(
+        "What papers by Fei-Fei Li are indexed?").unknown
 
 
 @pytest.mark.parametrize("question, status", [
@@ -136,12 +138,16 @@ def test_an_unknown_author_says_so(pipeline, llm):
 
 
 @pytest.mark.parametrize("question, key", [
-    ("Who has the most papers on sparse autoencoders?", "author"), ("Which authors published most on diffusion?", "author"),
+    ("Who has the most papers on sparse autoencoders?", "author"),
+    ("Which authors published most on diffusion?", "author"),
     ("How many diffusion papers per year?", "year"), ("How did diffusion papers grow from 2024 to 2025?", "year"),
     ("Which venue has the most oral papers?", "venue"), ("每年有多少篇扩散模型论文？", "year"),
-    ("哪位作者发表的稀疏自编码器论文最多？", "author"), ("who works most on sparse autoencoders in this collection?", "author"),
-    ("Who proposed the most cited method?", None), ("每个会议各有多少篇论文？", "venue"), ("按年份统计论文数量", "year"),
-    ("Which papers study diffusion?", None), ("How many papers study robustness?", None), ("What is the most robust method?", None),
+    ("哪位作者发表的稀疏自编码器论文最多？", "author"),
+    ("who works most on sparse autoencoders in this collection?", "author"),
+    ("Who proposed the most cited method?", None), ("每个会议各有多少篇论文？", "venue"),
+    ("按年份统计论文数量", "year"),
+    ("Which papers study diffusion?", None), ("How many papers study robustness?", None),
+    ("What is the most robust method?", None),
 ])
 def test_group_key(question, key):
     from ragqa.query.intent import GROUP, classify, group_key
@@ -151,7 +157,8 @@ def test_group_key(question, key):
 
 def test_which_venue_has_the_most_orals_groups_the_status_filter_exactly(pipeline, llm):
     rows = [json.loads(line) for line in Path("data/metadata/titles.jsonl").read_text().splitlines()]
-    venue_of = {name: facts["venue"] for name, facts in json.loads(Path("data/manifest.json").read_text())["files"].items()}
+    venue_of = {name: facts["venue"]
+                for name, facts in json.loads(Path("data/manifest.json").read_text())["files"].items()}
     gold: dict[str, set] = {}
     for r in rows:
         if r.get("status") == "Oral":
@@ -170,7 +177,8 @@ def test_a_group_by_without_filter_or_subject_counts_the_whole_collection(pipeli
     assert got == dict(pipeline.searcher.counts("venue", None))  # the venue postings, not the records grouped
     assert len(answer.counted) == sum(got.values()) == len(pipeline.searcher.paper_meta())
     # the listings' own venues (data/manifest.json, one venue per file), counted over the titles found for them
-    venue_of = {name: facts["venue"] for name, facts in json.loads(Path("data/manifest.json").read_text())["files"].items()}
+    venue_of = {name: facts["venue"]
+                for name, facts in json.loads(Path("data/manifest.json").read_text())["files"].items()}
     for venue in set(venue_of.values()):
         rows = [json.loads(line) for line in Path("data/metadata/titles.jsonl").read_text().splitlines()]
         assert got[venue] >= sum(venue_of[r["file"]] == venue for r in rows) > 0
@@ -180,7 +188,8 @@ def test_a_group_by_without_filter_or_subject_counts_the_whole_collection(pipeli
 def test_a_count_without_filter_or_subject_counts_the_whole_collection_and_a_subject_does_not(pipeline, llm):
     whole = ask(pipeline, "How many papers are indexed?")
     total = len(pipeline.searcher.paper_meta())
-    assert whole.form == "count" and whole.text.startswith(f"{total} indexed papers in all") and len(whole.counted) == total
+    assert (whole.form == "count" and whole.text.startswith(f"{total} indexed papers in all")
+            and len(whole.counted) == total)
     assert len(whole.citations) == pipeline.settings.list_max < total
     topical = ask(pipeline, "How many papers study sparse autoencoders?")
     assert "in all" not in topical.text and len(topical.counted) < total
@@ -202,7 +211,8 @@ def test_who_has_the_most_papers_on_a_topic_counts_the_accepted_papers(pipeline,
 
 
 TOPICAL = {"a": {"topic": "Deep Learning->Robustness"}, "b": {"topic": "Theory · Learning Theory"},
-           "c": {"topic": "Applications->Computer Vision", "extra": '{"keywords": "graph neural networks, RL, diffusion models"}'},
+           "c": {"topic": "Applications->Computer Vision",
+                 "extra": '{"keywords": "graph neural networks, RL, diffusion models"}'},
            "d": {"topic": "Reinforcement Learning", "extra": '{"keywords": "offline reinforcement learning"}'}}
 
 
@@ -268,23 +278,27 @@ def test_filters_the_caller_gives_are_not_read_from_the_question(pipeline, llm):
     """The UI's "Read from your question" line (and its undo) shows only what the question itself set."""
     from ragqa.query.request import Filters
 
-    given = ask(pipeline, "How many papers are in the interpretability area?", filters=Filters(topic="interpretability"))
+    given = ask(pipeline, "How many papers are in the interpretability area?",
+                filters=Filters(topic="interpretability"))
     read = ask(pipeline, "How many papers are in the interpretability area?")
     assert given.read_from_question == [] and read.read_from_question == ["topic=interpretability"]
     assert given.as_json()["read_from_question"] == [] and read.as_json()["read_from_question"]
 
 
-@pytest.mark.parametrize("question, key, status, yearless", [("How many papers are indexed per year?", "year", None, True),
-                                                             ("Which venue has the most oral papers?", "venue", "Oral", False)])
-def test_a_metadata_group_counts_what_the_records_say_and_cites_each_groups_newest(pipeline, llm, tmp_path, question, key,
-                                                                                   status, yearless):
+@pytest.mark.parametrize("question, key, status, yearless",
+                         [("How many papers are indexed per year?", "year", None, True),
+                          ("Which venue has the most oral papers?", "venue", "Oral", False)])
+def test_a_metadata_group_counts_what_the_records_say_and_cites_each_groups_newest(pipeline, llm, tmp_path, question,
+                                                                                   key, status, yearless):
     from ragqa.answer.compose import CITED_PER_GROUP
     from ragqa.query.request import Filters
 
     if yearless:  # papers with no year group under "(year unknown)", as the records say
         extra = tmp_path / "undated.jsonl"
-        extra.write_text("\n".join(json.dumps({"id": f"u{i}", "title": f"Undated study {i}", "abstract": "We study graph kernels "
-                                                "for proteins and report accuracy on three benchmarks.", "venue": "Preprint"})
+        extra.write_text("\n".join(json.dumps({"id": f"u{i}", "title": f"Undated study {i}",
+                                               "abstract": "We study graph kernels "
+                                                           "for proteins and report accuracy on three benchmarks.",
+                                               "venue": "Preprint"})
                                     for i in range(3)))
         pipeline.ingest(pipeline.load([extra])[0], progress=False, library="undated")
     records = pipeline.searcher.matching(Filters(status=status))
@@ -316,7 +330,8 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
     """The bundled offline-RL abstract cites "Foster et al."; no indexed author is called Foster."""
     from ragqa.retrieval.retrieve import search
 
-    cited = search(indexed.searcher, "Do full trajectories get around the Foster et al. impossibility result in offline RL?",
+    cited = search(indexed.searcher,
+                   "Do full trajectories get around the Foster et al. impossibility result in offline RL?",
                    translate=False)
     assert cited.author is None and any("Foster et al." in n for n in cited.notes)
     for asked in ("papers by Foster et al.", "What did Foster publish?"):  # a request for the person's papers
@@ -328,9 +343,11 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
 
 @pytest.mark.parametrize("question, spans, subject", [
     ("How many papers does the collection hold in total?", [], ""),
-    ("Which ICLR 2024 papers in the collection deal with large language models?", ["ICLR 2024"], "large language models"),
+    ("Which ICLR 2024 papers in the collection deal with large language models?", ["ICLR 2024"],
+     "large language models"),
     ("Which papers are categorized under 'Interpretability'?", ["Interpretability"], ""),
-    ("Which papers from the NeurIPS 2024 list tackle reinforcement learning?", ["NeurIPS 2024"], "reinforcement learning"),
+    ("Which papers from the NeurIPS 2024 list tackle reinforcement learning?", ["NeurIPS 2024"],
+     "reinforcement learning"),
     ("这个库里有多少篇ICLR 2024的论文？", ["ICLR 2024"], ""),
     ("How many papers are about quantum chemistry?", [], "quantum chemistry"),
 ])

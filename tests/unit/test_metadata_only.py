@@ -70,7 +70,8 @@ def test_papers_without_an_abstract_appear_in_lists_and_counts(library):
     assert listed.counted and len(listed.counted) == 2
     counted = ask(pipeline, "How many papers are in the library?")
     assert len(counted.counted) == 7 and re.search(r"\b7\b", counted.text)
-    iclr = ask(pipeline, "How many ICLR papers are there?")  # Adam (ICLR 2015, with abstract) and LoRA (ICLR 2022, bare)
+    # Adam (ICLR 2015, with abstract) and LoRA (ICLR 2022, bare)
+    iclr = ask(pipeline, "How many ICLR papers are there?")
     assert len(iclr.counted) == 2
 
 
@@ -78,9 +79,10 @@ def test_a_record_completed_by_a_later_import_replaces_the_bare_one(library, tmp
     pipeline, _, _ = library
     path = tmp_path / "lora.jsonl"
     path.write_text('{"id": "lora", "title": "LoRA: Low-Rank Adaptation of Large Language Models", "authors": '
-                    '["Edward J. Hu", "Yelong Shen"], "venue": "ICLR 2022", "abstract": "We propose Low-Rank Adaptation, '
-                    'which freezes the pretrained weights and injects trainable rank decomposition matrices into each '
-                    'layer of the Transformer, cutting the number of trainable parameters by 10,000 times."}\n')
+                    '["Edward J. Hu", "Yelong Shen"], "venue": "ICLR 2022", "abstract": "We propose Low-Rank '
+                    'Adaptation, which freezes the pretrained weights and injects trainable rank decomposition '
+                    'matrices into each layer of the Transformer, cutting the number of trainable parameters by 10,000 '
+                    'times."}\n')
     report, _ = load_paths([path])
     result = pipeline.ingest(report, progress=False, library="other")
     assert result.replaced_papers == 1
@@ -89,7 +91,8 @@ def test_a_record_completed_by_a_later_import_replaces_the_bare_one(library, tmp
     assert set(pipeline.index().catalog.library_of([lora[0].paper_id])[lora[0].paper_id]) == {"default", "other"}
 
 
-ABSTRACT = "We study {} with a method that we describe in enough words to be an abstract of a paper, and we report results."
+ABSTRACT = ("We study {} with a method that we describe in enough words to be an abstract of a paper, and we report "
+            "results.")
 SOURCES = {  # one ICLR 2024 paper per format, its venue as that source writes it
     "a.jsonl": '{{"id": "j1", "title": "Paper J", "abstract": "{a}", "venue": "ICLR 2024", "year": 2024}}\n',
     "b.bib": "@inproceedings{{b1, title={{Paper B}}, author={{Doe, Jane}}, year={{2024}}, abstract={{{a}}},\n"
@@ -102,8 +105,8 @@ SOURCES = {  # one ICLR 2024 paper per format, its venue as that source writes i
     "e.jsonl": '{{"id": "2401.00001", "title": "Paper X", "authors": "Ann Xu", "abstract": "{a}", '
                '"journal-ref": "Published as a conference paper at ICLR 2024", "categories": "cs.LG", '
                '"versions": [{{"created": "Mon, 1 Jan 2024 00:00:00 GMT"}}]}}\n',
-    "f.json": '[{{"id": "or1", "forum": "or1", "content": {{"title": {{"value": "Paper O"}}, "abstract": {{"value": "{a}"}}, '
-              '"authors": {{"value": ["Olga O"]}}, "venue": {{"value": "ICLR 2024 poster"}}, '
+    "f.json": '[{{"id": "or1", "forum": "or1", "content": {{"title": {{"value": "Paper O"}}, "abstract": {{"value": '
+              '"{a}"}}, "authors": {{"value": ["Olga O"]}}, "venue": {{"value": "ICLR 2024 poster"}}, '
               '"venueid": {{"value": "ICLR.cc/2024/Conference"}}}}}}]\n',
 }
 

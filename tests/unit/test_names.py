@@ -18,9 +18,11 @@ def _papers(tmp_path, rows):
 
 ROWS = [
     {"id": "a", "title": "Scaling GPT4 Evaluations", "authors": ["Ada Lovelace"],
-     "abstract": "We compare ResNet50 features with a transformer. Results hold across many seeds and several datasets."},
+     "abstract": "We compare ResNet50 features with a transformer. Results hold across many seeds and several "
+                 "datasets."},
     {"id": "b", "title": "A study of adapters", "authors": ["Alan Turing", "Grace Hopper"],
-     "abstract": "In this work we propose SpecDec, a speculative decoder. It verifies draft tokens with the large model."},
+     "abstract": "In this work we propose SpecDec, a speculative decoder. It verifies draft tokens with the large "
+                 "model."},
 ]
 
 
@@ -31,7 +33,8 @@ def test_spellings_of_a_name_all_match(settings, tmp_path):
     pipeline.ingest(LoadReport(papers=_papers(tmp_path, ROWS)), progress=False)
     names = pipeline.searcher.names
     for spelled in ("GPT-4", "GPT4", "gpt 4", "ResNet-50", "resnet50", "SpecDec", "specdecs", "Hopper", "Grace Hopper",
-                    "Scaling GPT4 Evaluation", "draft token", "Speculative Decoders"):  # the last word's s added or dropped
+                    # the last word's s added or dropped
+                    "Scaling GPT4 Evaluation", "draft token", "Speculative Decoders"):
         assert names.mentions(spelled), spelled
     for absent in ("GPT-5", "ResNet-18", "SpecDecoder", "Lamport", "draft tokenizer"):
         assert not names.mentions(absent), absent

@@ -44,8 +44,9 @@ def test_a_profile_that_does_not_trust_refusals_is_not_offered_one(settings):
 def test_a_translation_keeps_the_latin_script_names_and_titles_it_dropped():
     from ragqa.query.rewrite import keep_latin
 
-    assert keep_latin("Vision Transformers Need Registers 这篇论文发现了什么问题？", "What problem does this paper find?") == \
-        "Vision Transformers Need Registers: What problem does this paper find?"
+    assert keep_latin("Vision Transformers Need Registers 这篇论文发现了什么问题？",
+                      "What problem does this paper find?") \
+        == "Vision Transformers Need Registers: What problem does this paper find?"
     kept = "How does BlendRL combine symbolic and neural policies?"
     assert keep_latin("BlendRL 是怎么把符号推理和神经网络策略结合起来的？", kept) == kept
     assert keep_latin("有没有讲思维链（Chain-of-Thought）的论文？", "Papers on chain-of-thought prompting?") == \

@@ -66,7 +66,8 @@ def test_empty_question(indexed):
 
 
 def test_history_makes_follow_up_standalone(indexed):
-    result = indexed.search("What architectures did they evaluate it with?", history=["Which paper introduces DiffAug?"], translate=False)
+    result = indexed.search("What architectures did they evaluate it with?",
+                            history=["Which paper introduces DiffAug?"], translate=False)
     assert "DiffAug" in _labels(result)[:3]
 
 
@@ -86,7 +87,8 @@ def test_chinese_question_is_translated_before_search(indexed):
     from ragqa.retrieval.retrieve import search
 
     seen = []
-    result = search(indexed.searcher, "有没有分数阶图神经网络的论文？", translate=lambda q: seen.append(q) or "fractional order graph neural network DRAGON")
+    result = search(indexed.searcher, "有没有分数阶图神经网络的论文？",
+                    translate=lambda q: seen.append(q) or "fractional order graph neural network DRAGON")
     assert seen and result.hits[0].meta["label"] == "DRAGON" and result.query.startswith("fractional")
 
 
@@ -117,10 +119,13 @@ def test_a_method_name_with_markup_is_named_however_it_is_typed(settings, tmp_pa
     """A title's G$^2$N$^2$ (shown as G^2N^2) is the paper a question names as G2N2, G^2N^2, G²N² or in brackets."""
     from ragqa.query.method_names import name_key
 
-    rows = [{"id": "g", "title": "G$^2$N$^2$ : Weisfeiler and Lehman go grammatical", "venue": "ICLR 2024", "year": 2024,
-             "abstract": "We design graph networks from context-free grammars. They are as expressive as the 3-WL test."},
+    rows = [{"id": "g", "title": "G$^2$N$^2$ : Weisfeiler and Lehman go grammatical", "venue": "ICLR 2024",
+             "year": 2024,
+             "abstract": "We design graph networks from context-free grammars. They are as expressive as the 3-WL "
+                         "test."},
             {"id": "s", "title": "SF(DA)$^2$: Source-free Domain Adaptation Through the Lens of Data Augmentation",
-             "abstract": "We adapt a source model without source data. Augmented views of target data guide the adaptation."}]
+             "abstract": "We adapt a source model without source data. Augmented views of target data guide the "
+                         "adaptation."}]
     pipeline = _indexed(settings, tmp_path, rows)
     for question, title in (("What is G2N2 and what does it do?", "G$"), ("How does G^2N^2 work?", "G$"),
                             ("what did the G²N² paper find", "G$"), ("Explain SF(DA)^2.", "SF("),
@@ -134,15 +139,18 @@ def test_a_title_name_that_is_an_english_word_names_its_paper_only_as_written(se
     """ICML 2024's "AND: Audio Network Dissection…" named its paper in every question with an "and" in it (and LESS in
     every "less"): on the calibration index, 72 of the held-out split's 598 near-misses were answered for it alone."""
     rows = [{"id": "a", "title": "AND: Audio Network Dissection for Interpreting Deep Acoustic Models",
-             "abstract": "We describe neurons of audio networks in natural language. Each neuron gets a summary of what it hears."},
+             "abstract": "We describe neurons of audio networks in natural language. Each neuron gets a summary of "
+                         "what it hears."},
             {"id": "l", "title": "LESS: Selecting Influential Data for Targeted Instruction Tuning",
-             "abstract": "We select a small share of instruction data by gradient similarity. Training on it matches the full data."},
+             "abstract": "We select a small share of instruction data by gradient similarity. Training on it matches "
+                         "the full data."},
             {"id": "f", "title": "FLIPAD: Detecting images of one generator by inverting it",
              "abstract": "We attribute an image to the generative model that made it by inverting that model."}]
     pipeline = _indexed(settings, tmp_path, rows)
 
     def named(question):
-        return {h.meta["title"].split(":")[0] for h in pipeline.search(question, k=3, translate=False).hits if h.relevance == 1.0}
+        return {h.meta["title"].split(":")[0] for h in pipeline.search(question, k=3, translate=False).hits
+                if h.relevance == 1.0}
 
     assert named("What is AND and how does it describe neurons?") == {"AND"}
     assert named("What does LESS select, and how?") == {"LESS"}
@@ -153,11 +161,15 @@ def test_a_title_name_that_is_an_english_word_names_its_paper_only_as_written(se
 
 def test_a_name_an_abstract_introduces_names_its_paper_when_it_is_that_papers_own(settings, tmp_path):
     """A titled paper's abstract introduces BOSS: "What is BOSS?" names it (answerable, first), as written; "boss" in
-    lower case does not, nor does a name that several papers carry (XNet below: the name of a whole field, not a paper's)."""
+    lower case does not, nor does a name that several papers carry (XNet below: the name of a whole field, not a
+    paper's)."""
     rows = [{"id": "b", "title": "Balancing Feature Similarity and Label Variability for One-shot Subset Selection",
-             "abstract": "Subset selection picks training data. We propose BOSS, a one-shot subset selection method. It wins."},
-            {"id": "x0", "title": "A study of networks", "abstract": "We introduce XNet, a network for graphs. It is fast."}]
-    rows += [{"id": f"x{i}", "title": f"Another study {i}", "abstract": f"We compare with XNet on task {i}. Results vary."}
+             "abstract": "Subset selection picks training data. We propose BOSS, a one-shot subset selection method. "
+                         "It wins."},
+            {"id": "x0", "title": "A study of networks",
+             "abstract": "We introduce XNet, a network for graphs. It is fast."}]
+    rows += [{"id": f"x{i}", "title": f"Another study {i}",
+              "abstract": f"We compare with XNet on task {i}. Results vary."}
              for i in (1, 2, 3)]
     pipeline = _indexed(settings, tmp_path, rows)
     boss = next(pid for pid, m in pipeline.searcher.paper_meta().items() if m["label"] == "BOSS")
@@ -171,17 +183,21 @@ def test_a_name_an_abstract_introduces_names_its_paper_when_it_is_that_papers_ow
 
 def test_every_name_an_abstract_introduces_names_its_paper_not_only_its_label(settings, tmp_path):
     """"what is p-annealing?" named no paper (a new user's question, refused at P 0.011): the abstract introduces
-    p-annealing, but its label is the title. Any word written as a name (a single-letter part, an inner capital) names the
-    paper that introduces it when at most two papers carry it; a compound of English words (self-supervised) never does."""
+    p-annealing, but its label is the title. Any word written as a name (a single-letter part, an inner capital) names
+    the paper that introduces it when at most two papers carry it; a compound of English words (self-supervised) never
+    does."""
     from ragqa.query.method_names import name_like
 
     rows = [{"id": "p", "title": "Measuring Progress in Dictionary Learning with Board Game Models",
-             "abstract": "We measure sparse autoencoders on chess models. We introduce a new training technique, p-annealing, "
-                         "which improves our metric. We also propose a self-supervised probe."},
-            {"id": "c", "title": "Sparse Autoencoders at Scale", "abstract": "We train sparse autoencoders with p-annealing "
+             "abstract": "We measure sparse autoencoders on chess models. We introduce a new training technique, "
+                         "p-annealing, which improves our metric. We also propose a self-supervised probe."},
+            {"id": "c", "title": "Sparse Autoencoders at Scale",
+             "abstract": "We train sparse autoencoders with p-annealing "
                                                                              "and top-k activations on large models."},
-            {"id": "m", "title": "Memory for Agents", "abstract": "We propose MemNet, a memory for agents. It recalls well."}]
-    rows += [{"id": f"u{i}", "title": f"Agents {i}", "abstract": f"We compare with MemNet on task {i}. It forgets."} for i in (1, 2)]
+            {"id": "m", "title": "Memory for Agents",
+             "abstract": "We propose MemNet, a memory for agents. It recalls well."}]
+    rows += [{"id": f"u{i}", "title": f"Agents {i}", "abstract": f"We compare with MemNet on task {i}. It forgets."}
+             for i in (1, 2)]
     pipeline = _indexed(settings, tmp_path, rows)
 
     def named(question):
@@ -191,12 +207,14 @@ def test_every_name_an_abstract_introduces_names_its_paper_not_only_its_label(se
     assert named("Is there a self-supervised probe for chess models?") == set()
     assert named("What is MemNet?") == set()  # three papers carry it: no one paper's own
     assert name_like("p-annealing") and name_like("InstructGPT") and name_like("t-SNE")
-    assert not name_like("self-supervised") and not name_like("neuro-symbolic") and not name_like("Which") and not name_like("GPU")
+    assert (not name_like("self-supervised") and not name_like("neuro-symbolic") and not name_like("Which")
+            and not name_like("GPU"))
     assert not name_like("2022") and not name_like("SAEs")  # "Who won the 2022 World Cup?" named a paper
 
 
 def test_a_name_in_the_users_own_words_counts_when_the_translation_drops_it(indexed):
-    """"JKOnet*学到了什么？" translated as "What did JKOnet learn?": the star is gone, the user's own JKOnet* still names it."""
+    """"JKOnet*学到了什么？" translated as "What did JKOnet learn?": the star is gone, the user's own JKOnet* still
+    names it."""
     from ragqa.retrieval.retrieve import search
 
     result = search(indexed.searcher, "JKOnet*学到了什么？", translate=lambda q: "What did JKOnet learn?")
@@ -247,9 +265,11 @@ def test_a_name_typed_in_lower_case_or_one_slip_off_names_its_paper_unless_it_is
     """"flipad" names the paper whose abstract introduces FLIPAD, "difaug" the paper titled "DiffAug: …"; "boss" stays
     a word (BOSS is a paper's name too)."""
     rows = [{"id": "f", "title": "Single-Model Attribution of Generative Models Through Final-Layer Inversion",
-             "abstract": "We attribute images to one generator. We propose FLIPAD, a final-layer inversion method. It works."},
+             "abstract": "We attribute images to one generator. We propose FLIPAD, a final-layer inversion method. It "
+                         "works."},
             {"id": "d", "title": "DiffAug: A Diffuse-and-Denoise Augmentation for Training Robust Classifiers",
-             "abstract": "We augment images with one diffusion step. Classifiers become more robust to covariate shift."},
+             "abstract": "We augment images with one diffusion step. Classifiers become more robust to covariate "
+                         "shift."},
             {"id": "b", "title": "Balancing Feature Similarity and Label Variability for One-shot Subset Selection",
              "abstract": "We propose BOSS, a one-shot subset selection method. It picks a subset once."}]
     pipeline = _indexed(settings, tmp_path, rows)
@@ -266,21 +286,26 @@ def test_names_the_unknown_name_check_does_not_take_for_a_method(indexed):
     hyphenated acronym among other words is weighed like a bare one; a capitalised run after a full stop starts a
     sentence. Each is still a name where the question is about it alone."""
     searcher = indexed.searcher
-    assert searcher.missing_name("My XQZNet-trained solver collapses on larger routing instances. Which encoder fixes it?") \
+    assert searcher.missing_name("My XQZNet-trained solver collapses on larger routing instances. "
+                                 "Which encoder fixes it?") \
         == ("XQZNet-trained", "mentions")  # XQZNet is no indexed paper's word
     assert searcher.missing_name("My GLMix-trained classifier overfits small datasets. How do I regularise it?") is None
     assert searcher.missing_name("a prompt evolved with CMA-ES for test-time adaptation of quantized models") is None
     assert searcher.missing_name("What is CMA-ES?") == ("CMA-ES", "mentions")
     assert searcher.missing_name("It is a Stackelberg game. Existing Stackelberg Methods fail to scale.") is None
-    assert searcher.missing_name("which sampler does stable Quantum Teleport Diffusion use?") == ("Quantum Teleport Diffusion", "mentions")
+    assert (searcher.missing_name("which sampler does stable Quantum Teleport Diffusion use?")
+            == ("Quantum Teleport Diffusion", "mentions"))
 
 
 def test_a_name_that_says_what_kind_of_thing_is_meant_is_no_reason_to_refuse(indexed):
     searcher = indexed.searcher
-    described = "After a few hundred sequential knowledge edits on my LLM (ROME-style), its general performance tanks. Why?"
+    described = ("After a few hundred sequential knowledge edits on my LLM (ROME-style), its general performance "
+                 "tanks. Why?")
     assert searcher.missing_name(described) is None
-    assert searcher.missing_name("What is ROME-style editing?") == ("ROME-style", "mentions")  # alone: it is the subject
-    assert searcher.missing_name("Is there a paper introducing LoRA-style adapters for fine-tuning LLMs?")[1] == "introduces"
+    # alone: it is the subject
+    assert searcher.missing_name("What is ROME-style editing?") == ("ROME-style", "mentions")
+    assert (searcher.missing_name("Is there a paper introducing LoRA-style adapters for fine-tuning LLMs?")[1]
+            == "introduces")
 
 
 def test_the_same_filters_admit_the_same_set_until_a_write(indexed):

@@ -9,7 +9,8 @@ from ragqa.retrieval.retrieve import Filters, Searcher, search
 
 
 def _ids(searcher):
-    return [n.node.metadata["paper_id"] for n in searcher.fuse("graph neural networks", Filters(venue="NeurIPS 2024"), 10)]
+    return [n.node.metadata["paper_id"]
+            for n in searcher.fuse("graph neural networks", Filters(venue="NeurIPS 2024"), 10)]
 
 
 def _reader(pipeline):
@@ -173,15 +174,18 @@ def _saved_views(catalog):
     return saved.names, {name: state(saved.facet(name)) for name in saved.facets()}
 
 
-def test_an_ingest_that_only_adds_papers_extends_the_saved_views_as_a_build_over_every_record_gives(indexed, tmp_path, monkeypatch):
+def test_an_ingest_that_only_adds_papers_extends_the_saved_views_as_a_build_over_every_record_gives(
+        indexed, tmp_path, monkeypatch):
     """A write that only added papers extends the saved views by their records (a build over every record took 35 s at
-    100k papers); any other change (here: papers joining a library) builds them anew. Either way they equal a build from whole records: new authors,
-    a known author under another spelling, a known surname, new venues, years, topics, keywords and method names."""
+    100k papers); any other change (here: papers joining a library) builds them anew. Either way they equal a build from
+    whole records: new authors, a known author under another spelling, a known surname, new venues, years, topics,
+    keywords and method names."""
     import json
 
     catalog = indexed.index().catalog
     known = next(a for m in indexed.index().papers().values() for a in m["authors"].split("; ") if " " in a)
-    rows = [{"id": f"x{i}", "title": f"FoldNet{i}: Protein folding study {i}", "authors": [known.upper(), f"Ann {known.split()[-1]}", f"Bo Xu{i}"],
+    rows = [{"id": f"x{i}", "title": f"FoldNet{i}: Protein folding study {i}",
+             "authors": [known.upper(), f"Ann {known.split()[-1]}", f"Bo Xu{i}"],
              "abstract": f"We fold proteins with transformers, study {i}. " * 4, "venue": "bioRxiv", "year": 2019 + i,
              "topic": "Applications->Biology", "keywords": "protein folding, structure"} for i in range(3)]
     path = tmp_path / "added.jsonl"
@@ -194,5 +198,7 @@ def test_an_ingest_that_only_adds_papers_extends_the_saved_views_as_a_build_over
 
     monkeypatch.setattr(Searcher, "_build_views", lambda self: built.append(1) or build(self))
     built: list[int] = []
-    indexed.ingest(indexed.load([path])[0], progress=False, library="again")  # the same papers join a library: built anew
-    assert built and _saved_views(catalog) == _built_views(indexed, monkeypatch) and "again" in _reader(indexed).libraries()
+    # the same papers join a library: built anew
+    indexed.ingest(indexed.load([path])[0], progress=False, library="again")
+    assert (built and _saved_views(catalog) == _built_views(indexed, monkeypatch)
+            and "again" in _reader(indexed).libraries())

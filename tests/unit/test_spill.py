@@ -23,7 +23,8 @@ def test_a_spilled_load_equals_the_in_memory_merge(tmp_path):
     a = _jsonl(tmp_path / "a.jsonl", [_row(0, "Sparse autoencoders scale."), _row(1, wrap, venue="ICML", year=2024),
                                       _row(2, "Diffusion sampling degrades.")])
     b = _jsonl(tmp_path / "b.jsonl", [_row(3, "Robust RL under attack."),  # a duplicate of a/1 with authors
-                                      {**_row(1, wrap), "authors": ["Ann One", "Bob Two"]}, _row(4, "Federated privacy.")])
+                                      {**_row(1, wrap), "authors": ["Ann One", "Bob Two"]},
+                                      _row(4, "Federated privacy.")])
     report, errors = load_paths([a, b])
     want = merge_all(load_file(a).papers + load_file(b).papers)
     assert errors == [] and list(report.papers) == want and len(report.papers) == 5
@@ -70,7 +71,8 @@ def test_reading_reports_every_byte_of_every_file(tmp_path, settings):
     from ragqa.ingest.paper import LoadReport
 
     lines = tmp_path / "a.jsonl"
-    lines.write_bytes(b"\r\n".join(json.dumps(_row(i, "Graph learning \u00e9.")).encode() for i in range(300)) + b"\r\n")
+    lines.write_bytes(b"\r\n".join(json.dumps(_row(i, "Graph learning \u00e9.")).encode() for i in range(300))
+                      + b"\r\n")
     listing = next(p for p in settings.data_dir.iterdir() if p.suffix == ".txt")
     for path in (lines, listing):
         seen: list[int] = []

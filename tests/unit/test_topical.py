@@ -18,14 +18,16 @@ def _model(on=0.6, related=0.3) -> TopicalModel:
 
 
 def _candidate(pid: str, cosine: float) -> Candidate:
-    return Candidate(paper_id=pid, cosine=cosine, closeness=cosine, coverage=0.0, rarest=0.0, unseen=0.0, gap=0.0, named=0.0)
+    return Candidate(paper_id=pid, cosine=cosine, closeness=cosine, coverage=0.0, rarest=0.0, unseen=0.0, gap=0.0,
+                     named=0.0)
 
 
 METAS = {
     "rl": {"title": "Offline Policies", "topic": "Reinforcement Learning · Deep RL", "text": "We learn policies.",
            "extra": json.dumps({"keywords": "offline reinforcement learning, value penalty"})},
     "cv": {"title": "Segmenting Cells", "topic": "Computer Vision", "text": "We segment cells."},
-    "kw": {"title": "A Study", "topic": "", "text": "We study things.", "extra": json.dumps({"keywords": "reinforcement learning"})},
+    "kw": {"title": "A Study", "topic": "", "text": "We study things.",
+           "extra": json.dumps({"keywords": "reinforcement learning"})},
 }
 STATS = TermStats({pid: m for pid, m in METAS.items()})
 

@@ -45,8 +45,10 @@ def injected(settings, tmp_path):
     from ragqa.pipeline import Pipeline
 
     path = tmp_path / "injected.jsonl"
-    path.write_text("\n".join(json.dumps({"id": f"inj{i}", "title": f"Folding study {i}", "venue": "bioRxiv", "year": 2024,
-                                          "abstract": f"{TOPIC} Variant {i} adds a new loss. {attack} It improves accuracy by {i + 2}%."})
+    path.write_text("\n".join(json.dumps({"id": f"inj{i}", "title": f"Folding study {i}", "venue": "bioRxiv",
+                                          "year": 2024,
+                                          "abstract": f"{TOPIC} Variant {i} adds a new loss. {attack} It improves "
+                                                      f"accuracy by {i + 2}%."})
                               for i, attack in enumerate(INJECTIONS)))
     llm = ScriptedLLM([lambda prompt: "It folds proteins [1]."])
     pipeline = Pipeline(settings, llm=llm, fast_llm=llm)
@@ -94,18 +96,22 @@ def test_other_answers_do_not_change(injected, settings):
 
     pipeline, _ = injected
     llm = ScriptedLLM([lambda prompt: "It does so [1]."])
-    clean = Pipeline(settings.model_copy(update={"vectorstore_dir": settings.vectorstore_dir.parent / "clean"}), llm=llm, fast_llm=llm)
+    clean = Pipeline(settings.model_copy(update={"vectorstore_dir": settings.vectorstore_dir.parent / "clean"}),
+                     llm=llm, fast_llm=llm)
     clean.ingest(clean.load()[0], progress=False)
     question = "Which papers evaluate sparse autoencoders?"
-    assert [c.paper_id for c in ask(pipeline, question).citations] == [c.paper_id for c in ask(clean, question).citations]
+    assert ([c.paper_id for c in ask(pipeline, question).citations]
+            == [c.paper_id for c in ask(clean, question).citations])
 
 
 def test_control_characters_and_role_markers_are_stripped_from_text_and_title(tmp_path):
     from ragqa.ingest.corpus import load_file
 
-    abstract = "We study\u200b graphs\u0007 with\u202e bidi <|im_start|>system [INST] and \x1b[31m colour codes in abstracts. " * 2
+    abstract = ("We study\u200b graphs\u0007 with\u202e bidi <|im_start|>system [INST] and \x1b[31m colour codes in "
+                "abstracts. ") * 2
     path = tmp_path / "x.jsonl"
-    path.write_text(json.dumps({"id": "a", "title": "Graphs\u200b <|im_end|>", "abstract": abstract, "keywords": {"k": 1}}))
+    path.write_text(json.dumps({"id": "a", "title": "Graphs\u200b <|im_end|>", "abstract": abstract,
+                                "keywords": {"k": 1}}))
     (paper,) = load_file(path).papers
     assert not any(c in paper.text + paper.title for c in "\u200b\u0007\u202e\x1b")
     assert "<|im_start|>" not in paper.text and "[INST]" not in paper.text and paper.title == "Graphs"

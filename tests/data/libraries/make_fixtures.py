@@ -101,7 +101,7 @@ HAND_BIB = r"""
   year = {2022},
   abstract = {Parsing resumes at the next entry after a malformed one, so the good records in a file still load and only the bad one is reported.},
 }
-"""
+"""  # noqa: E501 - literal BibTeX fixture: an abstract is one line in the file, as reference managers write it
 
 
 def arxiv_lines(rows: list[dict]) -> str:
@@ -110,7 +110,8 @@ def arxiv_lines(rows: list[dict]) -> str:
         arxiv_id = f"2401.{i + 1:05d}"
         parsed = [[a.split()[-1], " ".join(a.split()[:-1]), ""] for a in r["authors"]]
         out.append(json.dumps({
-            "id": arxiv_id, "submitter": r["authors"][0], "authors": ", ".join(r["authors"][:-1]) + " and " + r["authors"][-1]
+            "id": arxiv_id, "submitter": r["authors"][0],
+            "authors": ", ".join(r["authors"][:-1]) + " and " + r["authors"][-1]
             if len(r["authors"]) > 1 else r["authors"][0], "title": "\n  ".join(textwrap.wrap(r["title"], 60)),
             "comments": "Accepted at ICML 2024", "journal-ref": None, "doi": None,
             "report-no": None, "categories": "cs.LG stat.ML" if i % 2 else "cs.CL cs.AI", "license": None,
@@ -142,10 +143,12 @@ def openreview_v2(rows: list[dict]) -> str:
         })
     notes.append({"id": "RejSub0001", "forum": "RejSub0001", "cdate": 1695300000000,
                   "content": {"title": {"value": "A Rejected Submission"}, "authors": {"value": ["Ann Lee"]},
-                              "abstract": {"value": "Rejected submissions are listed too; their venue says Submitted to, and the venue id ends in Rejected_Submission."},
+                              "abstract": {"value": "Rejected submissions are listed too; their venue says "
+                                                    "Submitted to, and the venue id ends in Rejected_Submission."},
                               "venue": {"value": "Submitted to ICLR 2024"},
                               "venueid": {"value": "ICLR.cc/2024/Conference/Rejected_Submission"}}})
-    notes.append({"id": "NoAbs00001", "content": {"title": {"value": "No abstract"}, "venue": {"value": "ICLR 2024 poster"}}})
+    notes.append({"id": "NoAbs00001",
+                  "content": {"title": {"value": "No abstract"}, "venue": {"value": "ICLR 2024 poster"}}})
     return json.dumps({"notes": notes, "count": len(notes)}, indent=1, ensure_ascii=False) + "\n"
 
 
@@ -162,7 +165,8 @@ def openreview_v1(rows: list[dict]) -> str:
         lines.append(json.dumps(note, ensure_ascii=False))
     lines.append(json.dumps({"id": "YearOnly01", "cdate": 1577836800000, "content": {  # 2020-01-01, no venue at all
         "title": "Year From The Creation Date", "authors": ["Bo Kim"],
-        "abstract": "Without a venue or venue id the year comes from the note's creation date in milliseconds since the epoch."}}))
+        "abstract": "Without a venue or venue id the year comes from the note's creation date "
+                    "in milliseconds since the epoch."}}))
     lines.append(json.dumps({"id": "NotANote01", "title": "no content object"}))
     return "\n".join(lines) + "\n"
 
@@ -182,7 +186,8 @@ def ris(rows: list[dict]) -> str:
     out.append("TY  - GEN\nTI  - A Record Without an Abstract\nAU  - Smith, John\nPY  - 2021\nER  - ")
     out.append("This line is not RIS at all.")
     out.append("TY  - CONF\nTI  - The Last Record Has No End Tag\nAU  - Doe, Jane\n"
-               "AB  - A file cut short still yields its last record, which has every field but the ER line.\nPY  - 2022")
+               "AB  - A file cut short still yields its last record, which has every field but the ER line.\n"
+               "PY  - 2022")
     return "\n\n".join(out) + "\n"
 
 
