@@ -71,6 +71,10 @@ class Settings(BaseSettings):
     temperature: float = 0.0
     n_threads: int = 2
     n_ctx: int = 4096
+    # read the GGUF weights into memory rather than mapping the file: llama.cpp repacks most of them for the CPU, and
+    # the mapped file pages it read stay resident beside the copies (1.9 GB resident against 1.4 GB for the 1.5B,
+    # load 0.3-0.6 s slower: evals/bench_serve_memory.py)
+    llm_mmap: bool = False
     model_profile: Literal["auto", "small", "strong"] = Field(
         "auto", description="which repairs of the model's drafts run (guards.py); auto = small; "
         "strong for a capable model behind the openai backend")

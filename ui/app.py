@@ -400,12 +400,23 @@ def check_port(host: str, port: int) -> None:
                          "one of its interfaces.") from None
 
 
+def served_settings(settings):
+    """The server embeds uploads with the model it embeds questions with, the int8 ONNX MiniLM (its vectors at cosine
+    >= 0.999 to torch's: evals/bench_embed.py), unless RAGQA_EMBED_BACKEND says otherwise: torch never loads in the
+    server (~400 MB resident: evals/bench_serve_memory.py)."""
+    from ragqa.models.weights import embed_backend
+
+    if settings.embed_backend == "auto" and embed_backend(settings, queries=True) == "onnx":
+        return settings.model_copy(update={"embed_backend": "onnx"})
+    return settings
+
+
 def launch(host: str = "127.0.0.1", port: int = 7860, insecure: bool = False) -> int:
     """`ragqa serve`: start the server at once, prepare index and models in the background."""
     from ragqa.config import Settings
     from ragqa.pipeline import Pipeline
 
-    settings = Settings()
+    settings = served_settings(Settings())
     auth = check_exposure(host, settings.ui_auth, insecure)
     check_port(host, port)  # before the models start loading in the background
     pipeline = Pipeline(settings)

