@@ -41,7 +41,7 @@ def serve_session(store: Path, port: int) -> dict:
     try:
         _wait_for_port(port, proc)
         client = Client(f"http://127.0.0.1:{port}/", verbose=False)
-        out = {"after start_mb": _status(proc.pid, "VmRSS")}
+        out = {"after start_mb": _status(proc.pid, "VmRSS"), "peak after start_mb": _status(proc.pid, "VmHWM")}
         chat: list = []
         for name, question, follow in STEPS:
             start = time.perf_counter()
@@ -50,6 +50,7 @@ def serve_session(store: Path, port: int) -> dict:
             list(job)
             chat = job.outputs()[-1][0]
             out[f"after {name}_mb"] = _status(proc.pid, "VmRSS")
+            out[f"peak after {name}_mb"] = _status(proc.pid, "VmHWM")
             out[f"{name}_s"] = round(time.perf_counter() - start, 1)
         bib = ROOT / "tests" / "data" / "libraries" / "real-world.bib"
         list(client.submit(handle_file(str(bib)), "bench", api_name="/add_library"))
