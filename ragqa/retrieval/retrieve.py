@@ -26,7 +26,7 @@ from ragqa.query.spelling import correct, corrections, english_words
 from ragqa.retrieval.collection import CollectionViews
 from ragqa.retrieval.filtering import FilterViews, _parsed
 from ragqa.retrieval.hits import Hit
-from ragqa.retrieval.name_gate import NameLookups
+from ragqa.retrieval.name_gate import _OWN_NAME, NameLookups
 from ragqa.store.index import PaperIndex
 from ragqa.text.clean import CJK
 
@@ -206,8 +206,10 @@ class Searcher(CollectionViews, FilterViews, NameLookups):
             scores[pid] = scores.get(pid, 0.0) + 1.0
             cosine[pid] = 1.0
         written = _plain(f"{query} {own_words}")
-        for pid, (_, hit) in best.items():  # a title the question writes out names its paper as a method name does
-            if cosine.get(pid) != 1.0 and _writes_title(written, hit.node.metadata.get("title") or ""):
+        for pid, (_, hit) in best.items():  # a title the question writes out names its paper as a method name does,
+            # when it is that paper's own phrase (at most _OWN_NAME papers carry it, like a name an abstract introduces)
+            title = _written_title(written, hit.node.metadata.get("title") or "") if cosine.get(pid) != 1.0 else None
+            if title and self.names.mentioned_by(title, _OWN_NAME + 1) <= _OWN_NAME:
                 scores[pid] = scores.get(pid, 0.0) + 1.0
                 cosine[pid] = 1.0
         ranked_ids = sorted(scores, key=lambda p: (-scores[p], p))[:k]
@@ -223,14 +225,15 @@ def _plain(text: str) -> str:
     return " " + " ".join(re.findall(r"[^\W_]+", text.lower())) + " "
 
 
-def _writes_title(plain_question: str, title: str) -> bool:
-    """The question holds the paper's title, or the part before its colon, of at least three words and 20 letters
-    ("Vision Transformers Need Registers 这篇论文…"): a paper named as surely as by its method name."""
+def _written_title(plain_question: str, title: str) -> str | None:
+    """The paper's title, or the part before its colon, of at least three words and 20 letters, when the question
+    holds it ("Vision Transformers Need Registers 这篇论文…"); the Searcher takes it as the paper's name when few
+    papers carry the phrase (not "Vitamin D deficiency", which many abstracts say)."""
     for part in dict.fromkeys([title, title.split(":", 1)[0]]):
         plain = _plain(part)
         if len(plain.split()) >= 3 and len(plain) >= 22 and plain in plain_question:
-            return True
-    return False
+            return part
+    return None
 
 
 def _topic_of_translation(searcher, question, query, filters, spans, notes):

@@ -318,3 +318,20 @@ def test_the_same_filters_admit_the_same_set_until_a_write(indexed):
     again = searcher.admitted(Filters(venue=venue))
     assert again == first and again is not first
     assert searcher.admitted(Filters()) is None
+
+
+def test_a_title_many_abstracts_say_names_no_paper(settings, tmp_path):
+    """A title written out names its paper only when few papers carry the phrase: SciFact's claims say "vitamin D
+    deficiency" as often as a paper's title does (hybrid nDCG@10 0.7194 with the rule as it was)."""
+    rows = [{"id": "t", "title": "Vitamin D deficiency: a review",
+             "abstract": "We review studies of low serum levels and bone health in adults."}]
+    rows += [{"id": f"o{i}", "title": f"Study {i} of serum markers",
+              "abstract": f"Vitamin D deficiency was common in cohort {i}; we measured its link to infection."}
+             for i in range(4)]
+    rows += [{"id": "r", "title": "Vision Transformers Need Registers",
+              "abstract": "Artifacts in attention maps of vision transformers vanish with extra tokens."}]
+    pipeline = _indexed(settings, tmp_path, rows)
+    common = pipeline.search("Vitamin D deficiency raises the risk of infection in adults", translate=False)
+    assert not any(h.relevance == 1.0 for h in common.hits)
+    own = pipeline.search("What does Vision Transformers Need Registers fix?", translate=False)
+    assert own.hits[0].meta["title"] == "Vision Transformers Need Registers" and own.hits[0].relevance == 1.0
