@@ -125,7 +125,9 @@ class PrefixCache:
             size = llama_cpp.llama_state_seq_get_size(ctx, 0)
             buffer = (ctypes.c_uint8 * size)()
             written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
-            return SeqState(np.array(llama.input_ids[: llama.n_tokens], dtype=np.intc), bytes(buffer[:written]))
+            data = ctypes.string_at(buffer, written)  # one copy (slicing a ctypes array makes a list of ints)
+            del buffer
+            return SeqState(np.array(llama.input_ids[: llama.n_tokens], dtype=np.intc), data)
 
         def load_state(state: SeqState) -> None:
             ctx, n = llama._ctx.ctx, len(state.input_ids)
