@@ -68,6 +68,11 @@ def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, 
     """Stream the draft to a terminal (replaced by the checked answer at the end); to a pipe or file, only the
     checked answer is written."""
     answer, streamed, live = None, "", sys.stdout.isatty()
+    if hasattr(pipeline, "llm_loaded") and not pipeline.llm_loaded(fast):
+        from ragqa.models.load_times import loading_message
+
+        settings = pipeline.settings
+        _err(loading_message(settings, settings.fast_llm_model if fast else settings.llm_model))
     try:
         for event in pipeline.stream(question, filters, conversation, k=k, fast=fast, auto_filters=auto_filters):
             if event.kind == "retrieved":

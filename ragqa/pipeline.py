@@ -108,16 +108,26 @@ class Pipeline:
 
     def llm(self, fast: bool = False):
         """The answering LLM (fast=True: the small one). Loaded once, shared by all callers."""
-        from ragqa.models.llm import load_llm
-
         with self._lock:
             if fast:
                 if self._fast_llm is None:
-                    self._fast_llm = load_llm(self.settings, self.settings.fast_llm_model)
+                    self._fast_llm = self._load_llm(self.settings.fast_llm_model)
                 return self._fast_llm
             if self._llm is None:
-                self._llm = load_llm(self.settings, self.settings.llm_model)
+                self._llm = self._load_llm(self.settings.llm_model)
             return self._llm
+
+    def _load_llm(self, model: str):
+        """load_llm, timed: the time is kept for the next start's "about N s" (models/load_times.py)."""
+        import time
+
+        from ragqa.models import load_times
+        from ragqa.models.llm import load_llm
+
+        start = time.perf_counter()
+        llm = load_llm(self.settings, model)
+        load_times.record(self.settings, model, time.perf_counter() - start)
+        return llm
 
     def llm_loaded(self, fast: bool = False) -> bool:
         return (self._fast_llm if fast else self._llm) is not None

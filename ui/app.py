@@ -346,7 +346,10 @@ def prepare(pipeline, state: AppState) -> None:
         state.set("Loading the embedding model…")
         pipeline.warm_up(llm=False)
         stats = pipeline.index().stats()
-        state.set(f"Loading the language model ({stats['papers']} papers indexed)…")
+        from ragqa.models.load_times import loading_message
+
+        state.set(f"{loading_message(pipeline.settings, pipeline.settings.llm_model)} {stats['papers']} papers "
+                  "indexed.")
     except RagqaError as exc:
         state.set(f"Error: {exc}", ready=False)
         return

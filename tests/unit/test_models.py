@@ -174,3 +174,36 @@ def test_the_server_embeds_uploads_without_torch():
     assert served_settings(Settings()).embed_backend == "onnx"
     assert served_settings(Settings(embed_backend="torch")).embed_backend == "torch"
     assert Settings().llm_mmap is False
+
+
+def test_a_model_load_is_timed_and_announced_with_the_last_time(tmp_path, monkeypatch, capsys):
+    """#45 3: before the LLM loads, the CLI says what is loading and about how long it took here the last time."""
+    from ragqa.cli_answer import _stream_to_terminal
+    from ragqa.config import Settings
+    from ragqa.models import load_times
+    from ragqa.pipeline import Pipeline
+    from tests.fakes import ScriptedLLM
+
+    settings = Settings(model_cache_dir=tmp_path)
+    assert "first time" in load_times.loading_message(settings, "qwen2.5-1.5b")
+    monkeypatch.setattr("ragqa.models.llm.load_llm", lambda s, name: ScriptedLLM(["x"]))
+    Pipeline(settings).llm()
+    seconds = load_times.expected(settings, settings.llm_model)
+    assert seconds is not None and "as last time" in load_times.loading_message(settings, settings.llm_model)
+
+    class Unloaded:
+        def __init__(self):
+            self.settings = settings
+
+        def llm_loaded(self, fast=False):
+            return False
+
+        def stream(self, *args, **kwargs):
+            from ragqa.answer.context import Event
+            from ragqa.answer.records import Answer
+
+            yield Event("done", answer=Answer("q", "An answer [1].", False, "llm"))
+
+    _stream_to_terminal(Unloaded(), "q", None)
+    out, err = capsys.readouterr()
+    assert f"Loading the language model {settings.llm_model}" in err and out.count("An answer [1].") == 1
