@@ -1,8 +1,8 @@
 """Experiment (a probe, not a stage): the path every question of evals/datasets/ takes through `ask` (answer form,
-mode, why, coverage, abstained, cited papers, how many counted, notes), with a scripted LLM (no model: it answers with
-the first sentence of the first source, cited [1]) and Chinese searched untranslated, so the run is deterministic and
-fast. Run it before and after a change to the answer path; the questions whose path changed are printed.
-The written_* sets (calibration questions over other corpora) are left out.
+mode, why, coverage, abstained, cited papers, how many counted, notes; with --text the answer's text), with a
+scripted LLM (no model: it answers with the first sentence of the first source, cited [1]) and Chinese searched
+untranslated, so the run is deterministic and fast. Run it before and after a change to the answer path; the
+questions whose path changed are printed. The written_* sets (calibration questions over other corpora) are left out.
 
     python -m evals.experiments.answer_paths --out /tmp/before.json
     python -m evals.experiments.answer_paths --out /tmp/after.json --compare /tmp/before.json
@@ -61,8 +61,8 @@ class _Scripted(CustomLLM):
         return gen()
 
 
-def paths() -> dict[str, dict]:
-    """dataset:id -> the path its question took."""
+def paths(text: bool = False) -> dict[str, dict]:
+    """dataset:id -> the path its question took (`text`: and the answer's text, for a change meant to keep it)."""
     llm = _Scripted()
     pipeline = Pipeline(Settings(translate_queries=False), llm=llm, fast_llm=llm)
     out: dict[str, dict] = {}
@@ -74,7 +74,8 @@ def paths() -> dict[str, dict]:
             a = ask(pipeline, row["question"], history=row.get("history"))
             out[f"{Path(path).stem}:{row.get('id', i)}"] = {
                 "form": a.form, "mode": a.mode, "why": a.why, "coverage": a.coverage, "abstained": a.abstained,
-                "cited": [c.paper_id for c in a.citations], "counted": len(a.counted or []), "notes": a.notes}
+                "cited": [c.paper_id for c in a.citations], "counted": len(a.counted or []), "notes": a.notes,
+                "text": a.text if text else None}
     return out
 
 
@@ -82,8 +83,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--compare", type=Path, default=None)
+    parser.add_argument("--text", action="store_true", help="record and compare each answer's text too")
     args = parser.parse_args()
-    now = paths()
+    now = paths(args.text)
     args.out.write_text(json.dumps(now, indent=1, ensure_ascii=False), encoding="utf-8")
     if args.compare:
         before = json.loads(args.compare.read_text(encoding="utf-8"))
