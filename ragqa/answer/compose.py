@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ragqa.answer.citations import split_answer_sentences
+from ragqa.answer.messages import messages
 from ragqa.answer.naming import own_name, paper_name
 from ragqa.answer.records import Source
 from ragqa.config import Settings
@@ -37,31 +38,25 @@ def field_text(question: str, field: str, sources: list[Source], named: set[str]
     """"Who wrote X?", "Where / when was X published?": the field of each paper's record, one cited sentence each
     (intent.asks_field); a field the record lacks is said to be missing, never guessed. A paper the question does not
     name (`named`: paper ids) is introduced as the closest match, so its authors are not read as X's inventors."""
-    zh = bool(CJK.search(question))
+    msg, zh = messages(question), bool(CJK.search(question))
     lines = []
     for s in sources:
         m, cite = s.hit.meta, f"[{s.n}]"
         name = f"**{display_name(m, zh)}**"
-        hedge = "" if s.hit.paper_id in named else "最接近的已索引论文：" if zh else "Closest indexed match: "
+        hedge = "" if s.hit.paper_id in named else msg("field.closest")
         venue, year, authors = m.get("venue") or "", m.get("year"), authors_of(m)
+        venue_in = msg("field.venue_in", venue=venue) if venue else ""
         if field == "authors" and authors:
-            more = bool(m.get("authors_truncated"))
-            if zh:
-                line = (f"{name}{f'（{venue}）' if venue else ''}的作者是 "
-                        f"{'、'.join(authors)}{' 等' if more else ''} {cite}。")
-            else:
-                who = ", ".join(authors) + " et al." if more else (
-                    f"{', '.join(authors[:-1])} and {authors[-1]}" if len(authors) > 1 else authors[0])
-                line = f"{name}{f' ({venue})' if venue else ''} is by {who} {cite}."
+            sep = msg("field.sep")
+            who = sep.join(authors) + msg("field.et_al") if m.get("authors_truncated") else (
+                sep.join(authors[:-1]) + msg("field.last_sep") + authors[-1] if len(authors) > 1 else authors[0])
+            line = msg("field.authors", name=name, venue_in=venue_in, who=who, cite=cite)
         elif field == "venue" and venue:
-            line = f"{name} 发表于 {venue} {cite}。" if zh else f"{name} appeared at {venue} {cite}."
+            line = msg("field.venue", name=name, venue=venue, cite=cite)
         elif field == "year" and year:
-            where = (f"（{venue}）" if zh else f" ({venue})") if venue else ""
-            line = f"{name} 发表于 {year} 年{where} {cite}。" if zh else f"{name} is from {year}{where} {cite}."
+            line = msg("field.year", name=name, year=year, venue_in=venue_in, cite=cite)
         else:
-            missing = {"authors": ("作者", "authors"), "venue": ("会议", "venue"), "year": ("年份", "year")}[field]
-            line = (f"{name} — 索引中没有其{missing[0]}信息 {cite}。" if zh
-                    else f"{name} — the index holds no {missing[1]} for it {cite}.")
+            line = msg("field.missing", name=name, field=msg(f"field.missing_{field}"), cite=cite)
         lines.append(hedge + line)
     return "\n".join(lines)
 
@@ -92,7 +87,7 @@ def list_items(question: str, question_vec, sources: list[Source], cache) -> lis
         name, by = display_name(s.hit.meta, chinese), byline(s.hit.meta)
         head = f"**{name}** ({by})" if by else f"**{name}**"
         if without_abstract(s.hit.meta):  # its record is the evidence: the title is not quoted as if it were text
-            items.append((s.n, f"{head}: {NO_ABSTRACT_ZH if chinese else NO_ABSTRACT} [{s.n}]", by or name))
+            items.append((s.n, f"{head}: {messages(question)('text.no_abstract')} [{s.n}]", by or name))
             continue
         sentence = best_sentence(question_vec, sentences, vectors)
         if not sentence:
@@ -101,27 +96,17 @@ def list_items(question: str, question_vec, sources: list[Source], cache) -> lis
     return items
 
 
-NO_ABSTRACT = "(no abstract in the library: its record only)"
-NO_ABSTRACT_ZH = "（库中没有摘要，仅有题录信息）"
-
-
 def record_text(question: str, sources: list[Source]) -> str:
     """Papers the library holds without an abstract, asked what they say: who wrote each, where and when, cited to its
     record, and that the rest cannot be answered from the library."""
-    zh = bool(CJK.search(question))
     lines = [field_text(question, "authors", [s], {s.hit.paper_id}) for s in sources]
-    tail = ("库中只有这些论文的题录信息（没有摘要），无法据此回答其内容；导入带摘要的记录后即可回答。" if zh else
-            "The library holds only the record of this paper, no abstract, so what it proposes cannot be answered from "
-            "it; import a record with its abstract to ask about its content.")
-    return "\n".join(lines + [tail])
+    return "\n".join(lines + [messages(question)("text.record_only")])
 
 
 def weaker_heading(question: str) -> str:
     """Above a list's papers that the answerability model puts below its answer point: each would not be answered on
     its own (on the bundled sets' list questions, half of them are gold papers, against 30 of 34 above the point)."""
-    if CJK.search(question):
-        return "以下论文匹配较弱，可能相关但未必直接回答："
-    return "Weaker matches, which may be related without answering it directly:"
+    return messages(question)("text.weaker_heading")
 
 
 def rule_text(active: dict) -> str:
@@ -129,8 +114,8 @@ def rule_text(active: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in active.items())
 
 
-def no_match_text(rule: str, zh) -> str:
-    return f"没有已索引的论文符合 {rule}。" if zh else f"No indexed paper matches {rule}."
+def no_match_text(rule: str, question: str) -> str:
+    return messages(question)("text.no_match", rule=rule)
 
 
 def lead(question: str, count: int, total_listed: int | None = None, filters=None,
@@ -140,80 +125,58 @@ def lead(question: str, count: int, total_listed: int | None = None, filters=Non
     `labelled`: the topic label or keyword the question names and how many papers carry it), and in what order
     (`newest`: newest first, as "the latest papers on X" asks). `weaker`: how many of the papers counted are weaker
     matches (listed last, under weaker_heading): the count of papers that address it leaves them out."""
-    zh = CJK.search(question)
+    msg = messages(question)
     if filters is not None and not filters.active():  # the whole collection
         total = total_listed or count
-        shown = (f"（显示最新的 {count} 篇）" if zh else f" (showing {count}, newest first)") if total > count else ""
-        return (f"共 {total} 篇已索引论文{shown}：" if zh
-                else f"{total} indexed {'paper' if total == 1 else 'papers'} in all{shown}:")
+        shown = msg("lead.all_shown", count=count) if total > count else ""
+        return msg("lead.all", total=total, papers=msg.plural("paper", total), shown=shown)
     if filters is not None:
         rule = rule_text(filters.active())
         total = total_listed or count
         if not total:
-            return no_match_text(rule, zh)
-        if zh:
-            return f"共 {total} 篇已索引论文符合 {rule}" + (f"（显示前 {count} 篇）" if total > count else "") + "："
-        noun = "paper matches" if total == 1 else "papers match"
-        shown = f" (showing {count}, newest first)" if total > count else ", newest first"
-        return f"{total} indexed {noun} {rule}{shown}:"
+            return no_match_text(rule, question)
+        shown = msg("lead.filtered_shown", count=count) if total > count else msg("lead.filtered_newest")
+        return msg("lead.filtered", total=total, paper_matches=msg.plural("paper_matches", total), rule=rule,
+                   shown=shown)
     total = total_listed if total_listed and total_listed > count else count
     within = ""
     if scope:  # a subject within filters ("Which ICLR 2024 papers study X?"): how many the filters admitted
         rule, admitted = scope
-        within = (f"符合 {rule} 的 {admitted} 篇论文中，" if zh
-                  else f"Of the {admitted} indexed papers matching {rule}, ")
+        within = msg("lead.within", admitted=admitted, rule=rule)
     if weaker >= total > 0:  # no paper squarely on the subject: the closest ones, never as an answer
-        return ((f"{within}没有论文正好针对这个问题；最接近的 {total} 篇可能相关：" if zh else
-                 f"{within}{'n' if within else 'N'}o indexed paper is squarely on this; the closest "
-                 f"{total} {'match' if total == 1 else 'matches'}, which may be related (quoted from each abstract):"))
+        return msg("lead.none_squarely", within=within, no=msg("lead.no_within" if within else "lead.no_alone"),
+                   total=total, matches=msg.plural("match", total))
     weaker = weaker if 0 < weaker < total else 0
     strong = total - weaker
-    if zh:
-        tag = f"，其中 {labelled[1]} 篇的主题、关键词或标题含“{labelled[0]}”" if labelled else ""
-        weak = f"，另有 {weaker} 篇较弱的匹配" if weaker else ""
-        order = "按年份从新到旧" if newest else "按相关度排序"
-        return (f"{within}找到 {strong} 篇相关的已索引论文{tag}{weak}"
-                + (f"（显示前 {count} 篇）" if total > count else "")
-                + f"（{order}，原文摘录）：")
-    more = f" (showing {count} of {total})" if total > count else ""
-    noun = "paper addresses" if strong == 1 else "papers address"
-    tag = f" ({labelled[1]} with \"{labelled[0]}\" in their topic, keywords or title)" if labelled else ""
-    weak = f", and {weaker} weaker {'match' if weaker == 1 else 'matches'} may be related" if weaker else ""
-    order = "newest first" if newest else "most relevant first"
-    if within:
-        return (f"{within}{strong} {'addresses' if strong == 1 else 'address'} this{tag}{weak}{more}, "
-                f"{order} (quoted from each abstract):")
-    return f"{strong} indexed {noun} this{tag}{weak}{more}, {order} (quoted from each abstract):"
+    values = dict(
+        within=within, strong=strong, shown=msg("lead.shown", count=count, total=total) if total > count else "",
+        tag=msg("lead.tag", n=labelled[1], label=labelled[0]) if labelled else "",
+        weak=msg("lead.weak", weaker=weaker, matches=msg.plural("match", weaker)) if weaker else "",
+        order=msg("lead.newest" if newest else "lead.relevant"), addresses=msg.plural("addresses", strong),
+        paper_addresses=msg.plural("paper_addresses", strong))
+    return msg("lead.scoped" if within else "lead.plain", **values)
 
 
 def no_paper_on_text(question: str, total: int, scope: tuple[str, int] | None = None) -> str:
     """A count that finds no paper on its subject: 0, and out of how many (the collection, or what the filters admit),
     so "How many papers does the collection hold?" reads its number too."""
-    zh = CJK.search(question)
+    msg = messages(question)
     if scope:
         rule, admitted = scope
-        return (f"符合 {rule} 的 {admitted} 篇已索引论文中，没有一篇与此主题相关（0 篇）。" if zh else
-                f"0: of the {admitted} indexed {'paper' if admitted == 1 else 'papers'} matching {rule}, "
-                "none is on this subject.")
-    return (f"0：库中共有 {total} 篇已索引论文，没有一篇与此主题相关。" if zh else
-            f"0: the collection holds {total} indexed {'paper' if total == 1 else 'papers'}, "
-            "none of them on this subject.")
+        return msg("count.none_scoped", admitted=admitted, papers=msg.plural("paper", admitted), rule=rule)
+    return msg("count.none", total=total, papers=msg.plural("paper", total))
 
 
 def author_text(match, question: str) -> str:
     """An ambiguous surname -> the candidates; an author not indexed -> the closest spellings."""
-    zh = CJK.search(question)
+    msg = messages(question)
     if match.candidates:
-        names = ", ".join(f"{name} ({n} {'paper' if n == 1 else 'papers'})" for name, n in match.candidates[:8])
-        more = f" and {len(match.candidates) - 8} more" if len(match.candidates) > 8 else ""
-        if zh:
-            return f"已索引的作者中有多位姓 {match.span}：{names}{more}。请用全名再问一次。"
-        return f"Several indexed authors are named {match.span}: {names}{more}. Ask again with the full name."
-    near = f" Closest indexed names: {', '.join(match.closest)}." if match.closest else ""
-    if zh:
-        return (f"没有 {match.span} 的已索引论文。"
-                + (f"最接近的作者名：{', '.join(match.closest)}。" if match.closest else ""))
-    return f"No indexed paper by {match.span}.{near}"
+        names = ", ".join(msg("author.candidate", name=name, n=n, papers=msg.plural("paper", n))
+                          for name, n in match.candidates[:8])
+        more = msg("author.more", n=len(match.candidates) - 8) if len(match.candidates) > 8 else ""
+        return msg("author.several", span=match.span, names=names, more=more)
+    near = msg("author.near", names=", ".join(match.closest)) if match.closest else ""
+    return msg("author.none", span=match.span, near=near)
 
 
 def group_order(key: str, groups: dict) -> list[tuple]:
@@ -259,30 +222,30 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
                labelled: str | None = None) -> str:
     """The definition of what was counted, then one line per group (rows: name, count, citation numbers;
     cite_groups)."""
-    zh = CJK.search(question)
+    msg = messages(question)
     if not total:
-        return "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
-    what = (("全部" if zh else "all of them") if rule == {} else rule_text(rule) if rule else
-            (f"与“{query}”相关的论文" + (f"或主题、关键词、标题含“{labelled}”的论文" if labelled else "") if zh else
-             f"papers the retriever and answerability model match to \"{query}\""
-             + (f", or whose topic, keywords or title include \"{labelled}\"" if labelled else "")))
-    head = (f"共 {total} 篇已索引论文（{what}），"
-            f"按{ {'author': '作者', 'year': '年份', 'venue': '会议'}[key]}统计：" if zh else
-            f"{total} indexed {'paper' if total == 1 else 'papers'} ({what}), by {key}:")
+        return msg("text.not_covered")
+    if rule == {}:
+        what = msg("group.all")
+    elif rule:
+        what = rule_text(rule)
+    else:
+        what = msg("group.matched", query=query,
+                   labelled=msg("group.labelled", label=labelled) if labelled else "")
+    key_name = msg(f"group.key_{key}") if key in ("author", "year", "venue") else key
+    head = msg("group.head", total=total, papers=msg.plural("paper", total), what=what, key=key_name)
     lines = []
     top = rows[0][1] if rows else 0
     tied = sum(1 for _, count, _ in rows if count == top)
     if key != "year" and tied > 1:  # "who works most on X" when nobody stands out: say so, not only alphabetically
-        noun = {"author": ("authors", "位作者"), "venue": ("venues", "个会议")}.get(key, (f"{key}s", "组"))
-        head += (f"\n有 {tied} {noun[1]}并列最多，各 {top} 篇（按名称排序）。" if zh else
-                 f"\n{tied} {noun[0]} tie for the most, with {top} {'paper' if top == 1 else 'papers'} each "
-                 "(listed alphabetically).")
+        keys = msg(f"group.tie_{key}" if key in ("author", "venue") else "group.tie_other", key=key)
+        head += msg("group.tie", tied=tied, keys=keys, top=top, papers=msg.plural("paper", top))
     for name, count, numbers in rows[:shown]:
         cites = "".join(f"[{n}]" for n in numbers) + ("…" if count > len(numbers) else "")
         lines.append(f"- {name}: {count} {cites}")
     more = len(rows) - shown
     if more > 0:
-        lines.append(f"- … 另有 {more} 组" if zh else f"- … and {more} more {key}s")
+        lines.append(msg("group.more", more=more, key=key))
     return head + "\n" + "\n".join(lines)
 
 
@@ -300,7 +263,7 @@ def extractive_answer(sources: list[Source], question: str, max_papers: int = 3)
         # as list items
         lines.append(f"{display_name(s.hit.meta, bool(CJK.search(question)))}: \"{' '.join(picked)}\" [{s.n}]")
         cited.append(s.n)
-    head = "相关论文原文摘录：" if CJK.search(question) else "From the most relevant papers:"
+    head = messages(question)("text.from_papers")
     return head + "\n" + "\n".join(f"- {line}" for line in lines), cited
 
 
@@ -320,31 +283,26 @@ def quote_top_up(text: str, sources: list[Source], cited: list[int], question: s
     body = source.hit.meta.get("text") or ""
     new.sort(key=lambda x: body.find(x))
     # "In an ICLR 2024 paper's words:"
-    head = "原文：" if CJK.search(question) else f"In {paper_name(source.hit.meta)}'s words:"
+    head = messages(question)("text.in_words", name=paper_name(source.hit.meta))
     return f"{text}\n\n{head} \"{' '.join(new)}\" [{source.n}]"
 
 
 def abstain_text(result: SearchResult, settings: Settings, admitted: int = 0) -> str:
     """Why nothing is answered, and the nearest papers; `admitted`: how many papers the question's filters admit."""
     near = [h for h in result.hits[:3] if (h.relevance or 0) >= settings.min_relevance - 0.1]
-    zh = bool(CJK.search(result.question))
-    text = "已索引的论文没有涉及这个问题。" if zh else "The indexed papers don't cover this question."
+    msg = messages(result.question)
+    text = msg("text.not_covered")
     if result.missing_name:
-        name = result.missing_name
-        mentions = result.missing_verb == "mentions"
-        text = (f"已索引的论文中没有{'提到' if mentions else '提出'} {name} 的论文。" if zh
-                else f"No indexed paper {'mentions' if mentions else 'introduces'} {name}, "
-                "so they don't cover this question.")
+        verb = "mentions" if result.missing_verb == "mentions" else "introduces"
+        text = msg(f"abstain.missing_{verb}", name=result.missing_name)
     elif not result.hits and result.filters.active():  # nothing passed the filters: say which, exactly
-        text = no_match_text(rule_text(result.filters.active()), zh)
+        text = no_match_text(rule_text(result.filters.active()), result.question)
     elif admitted:  # the filters admit papers, none of them on the subject: say how many were looked at
-        rule = rule_text(result.filters.active())
-        text = (f"符合 {rule} 的 {admitted} 篇已索引论文中，没有一篇涉及这个问题。" if zh else
-                f"Of the {admitted} indexed {'paper' if admitted == 1 else 'papers'} matching {rule}, "
-                "none covers this question.")
+        text = msg("abstain.scoped", admitted=admitted, papers=msg.plural("paper", admitted),
+                   rule=rule_text(result.filters.active()))
     if near:
         # the title where known (a label may be a method or dataset the abstract names: "VQA-Constraints")
         names = ", ".join(f"{capped(h.meta.get('title') or h.meta.get('label') or '')} ({h.meta.get('venue') or '?'})"
                           for h in near)
-        text += (f" 最接近的论文：{names}。" if zh else f" Nearest papers, which may not answer it: {names}.")
+        text += msg("text.nearest", names=names)
     return text

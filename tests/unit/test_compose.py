@@ -3,6 +3,7 @@ instructions never quoted."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ragqa.answer.compose import (
     best_sentence,
@@ -202,3 +203,34 @@ def test_abstention_names_the_nearest_papers_by_title_where_known():
                                      filters=Filters(), hits=hits), Settings())
     assert "Understanding Information Storage in MLLMs (NeurIPS 2024)" in text and "VQA-Constraints" not in text
     assert "Embedders play a central role… (NeurIPS 2024)" in text
+
+
+def test_every_language_file_holds_the_english_messages(tmp_path, monkeypatch):
+    """#43 4: the sentences written in code are data per language; a language file missing a key, or using a
+    placeholder the code does not pass, is refused when read, with the file and key named."""
+    from ragqa.answer import messages
+    from ragqa.errors import RagqaError
+
+    for lang in messages.LANGUAGES:
+        assert messages.Messages(lang)("text.not_covered")
+    assert messages.messages("有没有这方面的论文？").lang == "zh" and messages.messages("Any papers?").lang == "en"
+    (tmp_path / "en.toml").write_text((messages.FOLDER / "en.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    broken = (messages.FOLDER / "zh.toml").read_text(encoding="utf-8").replace(
+        'no_match = "没有已索引的论文符合 {rule}。"', 'no_match = "没有 {rules}。"')
+    (tmp_path / "zh.toml").write_text(broken, encoding="utf-8")
+    monkeypatch.setattr(messages, "FOLDER", tmp_path)
+    messages._read.cache_clear()
+    try:
+        with pytest.raises(RagqaError, match=r"no_match uses \['rules'\]"):
+            messages.Messages("zh")
+    finally:
+        messages._read.cache_clear()
+
+
+def test_a_chinese_count_of_none_reads_in_chinese_with_the_number():
+    from ragqa.answer.compose import no_paper_on_text
+
+    zh = no_paper_on_text("有多少篇关于量子化学的论文？", 95)
+    en = no_paper_on_text("How many papers on quantum chemistry?", 95)
+    assert zh.startswith("0") and "95" in zh and "篇" in zh and "papers" not in zh
+    assert en.startswith("0") and "95 indexed papers" in en
