@@ -12,6 +12,7 @@ import difflib
 import re
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 
 from ragqa.ingest.paper import authors_of
 from ragqa.text.terms import REQUEST_VERBS
@@ -35,24 +36,19 @@ _STRONG = (
     r"(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+et al\b",
 )
 _STATUS = {"oral": r"\borals?\b|口头报告", "spotlight": r"\bspotlights?\b|亮点论文", "poster": r"\bposters?\b|海报"}
-# The wording of a request about the collection itself, which names no topic.
-FRAME_WORDS = set("""
-a an the and or of in on at to for from by with about here there this that these those it its any all every each
-what which who whom whose how many much is are was were be been do does did has have had can could would should
-papers paper works work publications publication articles article studies study research list show give find me
-tell name count number published publish wrote write written authored author authors coauthored present presented
-collection index library indexed corpus their his her they them he she et al colleagues coauthors co-authors
-oral orals spotlight spotlights poster posters track accepted as total please papers' lab group
-venue venues conference conferences year years most more per grow grew growth change changed trend trends over
-time between since prolific top distribution area areas topic topics category categories keyword keywords
-tagged labelled labeled subject worked working
-categorized categorised classified filed listed under hold holds contain contains include includes included
-deal deals dealing tackle tackles tackling cover covers covering address addresses addressing
-label labels mention mentions mentioning proceedings co
-participate participated participating contribute contributed contributing
-anything something everything got get gets looking look searching search want wants need needs interested
-i i'm im my we our us you your some other else also too just only see know
-""".split()) | REQUEST_VERBS
+# The wording of a request about the collection itself, which names no topic: lexicon/frame_words.<lang>.txt
+LEXICON = Path(__file__).with_name("lexicon")
+
+
+def _lexicon(name: str) -> list[str]:
+    """The words of lexicon/<name>.txt (a # starts a comment)."""
+    text = (LEXICON / f"{name}.txt").read_text(encoding="utf-8")
+    return [w for line in text.splitlines() for w in line.split("#", 1)[0].split()]
+
+
+FRAME_WORDS = set(_lexicon("frame_words.en")) | REQUEST_VERBS
+# Chinese request wording, matched anywhere in the question (Chinese has no spaces between words)
+_ZH_FRAME = re.compile("|".join(map(re.escape, _lexicon("frame_words.zh"))) + r"|[\u3000-\u303f\uff00-\uffef]")
 
 
 def fold(name: str) -> str:
@@ -193,9 +189,7 @@ def subject_of(question: str, spans: list[str]) -> str:
     rest = question
     for span in sorted(filter(None, spans), key=len, reverse=True):
         rest = re.sub(re.escape(span), " ", rest, flags=re.I)
-    rest = re.sub(r"[\u3000-\u303f\uff00-\uffef]|领域|方向|主题|关键词|类别|属于|关于|中|里|的|论文|文章|研究|工作"
-                  r"|有哪些|哪些|多少篇|几篇|有|发表|写|了|吗|呢|篇|等人|等"
-                  r"|这个|这些|本|库|收录|总共|一共|共|全部|所有|标签|是|参与|参加|合著|撰写|作者", " ", rest)
+    rest = _ZH_FRAME.sub(" ", rest)
     words = re.findall(r"[^\W_]+", rest.lower())
     return " ".join(w for w in words if w not in FRAME_WORDS and not w.isdigit() and len(w) > 1)
 

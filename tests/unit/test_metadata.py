@@ -356,3 +356,15 @@ def test_the_subject_is_what_metadata_and_request_wording_leave(question, spans,
     from ragqa.query.metadata import names_a_topic, subject_of
 
     assert subject_of(question, spans) == subject and names_a_topic(question, spans) == bool(subject)
+
+
+def test_request_wording_is_a_lexicon_per_language():
+    """#43 4: the words that say what kind of request a question is (not its subject) are data files per language,
+    ragqa/query/lexicon/frame_words.<lang>.txt, not lists in the code."""
+    from ragqa.query import metadata
+
+    english = set(metadata._lexicon("frame_words.en"))
+    assert {"papers", "collection", "categorized"} <= english and english <= metadata.FRAME_WORDS
+    assert "有哪些" in metadata._lexicon("frame_words.zh")
+    assert metadata.subject_of("库中有哪些关于扩散模型的论文？", []) == "扩散模型"
+    assert metadata.subject_of("Which papers in the collection are categorized under robustness?", []) == "robustness"
