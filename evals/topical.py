@@ -126,6 +126,36 @@ def listed_at(rows: list[dict], probs: dict[str, np.ndarray], point: float, labe
     return out
 
 
+def roc(path: Path, splits: dict[str, list[dict]], probs: dict[str, np.ndarray], points: tuple[float, ...]) -> dict:
+    """Candidate-level ROC of P(on the subject) against the loose gold, one curve per split, the operating points
+    marked; -> {split: AUC}."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.metrics import roc_auc_score, roc_curve
+
+    aucs = {}
+    fig, ax = plt.subplots(figsize=(5, 5))
+    for name, rows in splits.items():
+        y = np.array([pid in set(r["loose"]) for r in rows for pid in r["ids"]])
+        p = np.concatenate([probs[r["id"]] for r in rows])
+        aucs[name] = round(float(roc_auc_score(y, p)), 4)
+        fpr, tpr, _ = roc_curve(y, p)
+        ax.plot(fpr, tpr, label=f"{name} (AUC {aucs[name]})")
+        for point in points:
+            ax.plot([np.mean(p[~y] >= point)], [np.mean(p[y] >= point)], "o", color=ax.lines[-1].get_color())
+    ax.plot([0, 1], [0, 1], ":", color="grey")
+    ax.set_xlabel("papers off the subject listed (false positive rate)")
+    ax.set_ylabel("papers on the subject listed (true positive rate)")
+    ax.set_title("Topical model, ICLR 2024 keywords (dots: on / related points)", fontsize=9)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return aucs
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, required=True)
@@ -207,6 +237,8 @@ def main(argv=None) -> int:
         strong = {r["id"]: set(r["labelled"]) or on[r["id"]] for r in which}
         report[name]["as_answered_strong_tier"] = scores(which, strong)
         report[name]["as_answered_both_tiers"] = scores(which, {r["id"]: strong[r["id"]] | on[r["id"]] for r in which})
+    report["roc_auc"] = roc(args.out / "roc.png", {"fit keywords": fit_rows, "held-out keywords": held_rows}, probs,
+                            (on_point, related_point))
     report["seconds"] = round(time.time() - started, 1)
     (args.out / "model.json").write_text(json.dumps(model.to_json(), indent=1), encoding="utf-8")
     (args.out / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
