@@ -21,6 +21,7 @@ from ragqa.answer.compose import (
     weaker_heading,
 )
 from ragqa.answer.context import AnswerContext, Event
+from ragqa.answer.messages import messages
 from ragqa.answer.records import Answer, Source
 from ragqa.answer.topical import judge_topical, label_text, topical_query
 from ragqa.query.intent import COUNT, GROUP, asks_newest, group_key
@@ -146,6 +147,9 @@ def _list_answer(ctx: AnswerContext, ranked, retrieved, qvec, judgement, *, filt
     text = lead(question, len(items), len(counted) if len(counted) > len(shown) else None, filters,
                 labelled=(result.topic.span, labelled) if result.topic and labelled else None, newest=newest,
                 weaker=sum(1 for pid in counted if pid in weaker), scope=scope)
+    strong_counted = sum(1 for pid in counted if pid not in weaker)
+    if ctx.form == COUNT and topicality is not None and strong_counted:  # a count says what it counted
+        text += messages(question)("count.counted", point=f"{ctx.pipeline.topical.on_point:.2f}")
     yield ctx.text(text)
     strong = sum(1 for n, _, _ in items if by_n[n].hit.paper_id not in weaker)
     for i, (_, line, _) in enumerate(items):

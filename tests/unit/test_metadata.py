@@ -368,3 +368,14 @@ def test_request_wording_is_a_lexicon_per_language():
     assert "有哪些" in metadata._lexicon("frame_words.zh")
     assert metadata.subject_of("库中有哪些关于扩散模型的论文？", []) == "扩散模型"
     assert metadata.subject_of("Which papers in the collection are categorized under robustness?", []) == "robustness"
+
+
+@pytest.mark.parametrize("question, counted", [("How many papers study interpretability?", "Counted:"),
+                                               ("有多少篇论文研究 interpretability？", "计数口径")])
+def test_a_count_on_a_subject_says_what_it_counted(pipeline, llm, question, counted):
+    """#44: a count with a subject is a number with its definition (what was counted, the topical point), in the
+    question's language; the LLM writes none of it (it may translate the question)."""
+    answer = ask(pipeline, question, auto_filters=False)
+    assert answer.form == "count" and not answer.abstained and not any("<source" in p for p in llm.prompts)
+    assert counted in answer.text and f"{pipeline.topical.on_point:.2f}" in answer.text
+    assert answer.text.lstrip()[0].isdigit() or answer.text.lstrip().startswith("找到")
