@@ -100,8 +100,12 @@ def cmd_ask(args) -> int:
     pipeline = cli_args.pipeline_for(args)
     _check_export(args)
     if args.batch:
+        from tqdm import tqdm
+
         cited: list[str] = []
-        for row in _read_batch(args.batch):
+        rows = _read_batch(args.batch)
+        # the progress bar (rate, ETA) goes to stderr, the answers' JSON lines to stdout
+        for row in tqdm(rows, desc="ask --batch", unit="question", file=sys.stderr):
             try:
                 answer = pipeline.ask(row["question"], _filters(args), Conversation.of(row.get("history")), k=args.k,
                                       auto_filters=not args.no_question_filters)

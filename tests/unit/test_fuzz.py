@@ -470,8 +470,10 @@ def test_search_batch_answers_every_row_or_names_the_bad_line(batch_pipeline, tm
 def test_ask_batch_answers_every_row_or_names_the_bad_line(batch_pipeline, tmp_path, doc):
     data, ids, first_junk = doc
     path = _write(tmp_path / "questions.jsonl", data)
-    rows = _check_batch_output(*run_cli(batch_pipeline, ["ask", "--batch", str(path)]), ids, first_junk)
+    code, out, err = run_cli(batch_pipeline, ["ask", "--batch", str(path)])
+    rows = _check_batch_output(code, out, err, ids, first_junk)
     assert all((isinstance(r.get("answer"), str) and r["answer"].strip()) or r.get("error") for r in rows), rows
+    assert not rows or f"{len(rows)}/{len(rows)}" in err  # #45 3: the progress bar (stderr), never in the JSON
 
 
 @fuzz(60)
