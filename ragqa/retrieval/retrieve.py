@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Callable
 
 from llama_index.core import QueryBundle
@@ -18,47 +18,21 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from ragqa.config import Settings
 from ragqa.query import snapshot
-from ragqa.query.intent import without_recency
-from ragqa.query.metadata import AuthorMatch, TopicMatch, names_a_topic
-from ragqa.query.request import Filters, require_question
-from ragqa.query.rewrite import both_turns
-from ragqa.query.spelling import correct, corrections, english_words
+from ragqa.query.plan import QueryPlan
+from ragqa.query.request import Filters
 from ragqa.retrieval.collection import CollectionViews
-from ragqa.retrieval.filtering import FilterViews, _parsed
+from ragqa.retrieval.filtering import FilterViews
 from ragqa.retrieval.hits import Hit
 from ragqa.retrieval.name_gate import _OWN_NAME, NameLookups
+from ragqa.retrieval.reading import read_question
 from ragqa.store.index import PaperIndex
-from ragqa.text.clean import CJK
 
 
 @dataclass
-class SearchResult:
-    question: str
-    query: str  # what was actually searched (condensed / translated)
-    filters: Filters
+class SearchResult(QueryPlan):
+    """A QueryPlan and the papers retrieved for it."""
+
     hits: list[Hit] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    missing_name: str | None = None  # a method the question names that no indexed paper introduces / mentions
-    missing_verb: str = ""  # "introduces" or "mentions"
-    rewritten: bool = False  # a follow-up became a standalone question (not left as is, not searched with both turns)
-    from_history: bool = False  # the conversation changed the search query (a rewrite or both turns; not a translation)
-    author: "AuthorMatch | None" = None  # the author the question names (or an ambiguous / unknown one)
-    names_topic: bool = True  # False: the question asks only about metadata ("What did X publish here?")
-    # the whole subject is a topic label or keyword ("Which papers study robustness?")
-    topic: "TopicMatch | None" = None
-
-    given: Filters | None = None  # the filters the caller gave; the rest of `filters` was read from the question
-
-    @property
-    def read_from_question(self) -> list[str]:
-        """What the question itself was read as, for a reader to see and undo: each filter taken from it
-        ("author=Yoshua Bengio") and a topic label that is its whole subject ("robustness (3 papers carry it)")."""
-        given = (self.given or Filters()).active()
-        read = [f"{name}={value}" for name, value in self.filters.active().items() if name not in given]
-        if self.topic is not None:
-            n = len(self.topic.papers | self.topic.titled)
-            read.append(f"{self.topic.span} ({n} paper{'s carry' if n != 1 else ' carries'} it)")
-        return read
 
     @property
     def top_relevance(self) -> float:
@@ -236,101 +210,24 @@ def _written_title(plain_question: str, title: str) -> str | None:
     return None
 
 
-def _topic_of_translation(searcher, question, query, filters, spans, notes):
-    """A Chinese question's topic area or keyword, read from its translation. -> (filters, topic hint)."""
-    from ragqa.query.metadata import ZH_CUE
-
-    topic = searcher.topic_index().find(query)
-    if topic is None:
-        return filters, None
-    if topic.cued or ZH_CUE.search(question):
-        return searcher.check_filters(_parsed(filters, notes, "topic", topic.span)), None
-    return filters, _whole_subject(topic, query, spans, notes)
-
-
-def _whole_subject(topic: TopicMatch | None, text: str, spans: list[str], notes: list[str]) -> TopicMatch | None:
-    """The label, if it is all the question asks about ("Which papers study robustness?"), noted;
-    None when it is only part of it ("robustness of deep learning models")."""
-    if topic is None or names_a_topic(text, spans + [topic.span]):
-        return None
-    n = len(topic.papers | topic.titled)  # as the answer's lead counts them: topic, keywords or title
-    notes.append(f"topic label from question: {topic.span} ({n} paper{'s carry' if n != 1 else ' carries'} it)")
-    return topic
-
-
-def _without(text: str, spans: list[str]) -> str:
-    for span in spans:
-        text = re.sub(re.escape(span), " ", text, flags=re.I)
-    return text
-
-
 def search(
     searcher: Searcher, question: str, filters: Filters | None = None, k: int | None = None,
     history: list[str] | None = None, rewrite: Callable[[str, list[str]], str] | None = None,
     translate: Callable[[str], str] | None = None, auto_filters: bool = True,
 ) -> SearchResult:
-    """The search entry point used by the CLI, the answerer, the UI and the evals."""
-    question = require_question(question, searcher.settings.max_question_chars)
-    filters = given = filters or Filters()
-    notes: list[str] = []
-    author = topic = None
-    if auto_filters:
-        filters, notes, author, topic = searcher.filters_from_question(question, filters)
-    filters = searcher.check_filters(filters)
-    spans = [author.span if author else "", *(str(v) for v in filters.active().values())]
-    if auto_filters and author:  # "work by Hidenori Tanaka and Ekdeep Singh Lubana": people, no subject
-        spans += searcher.authors().full_names(question)
-    topical = names_a_topic(question, spans)
-    topic = _whole_subject(topic, question, spans, notes)
-    query, rewritten = question, False
-    if history:
-        fallback = both_turns(history, question)
-        query = rewrite(question, history) if rewrite else fallback
-        rewritten = query not in (question, fallback)
-        if query != question:
-            notes.append(f"standalone question: {query}")
-    from_history = query != question  # before any translation: a Chinese question's English query is no rewrite
-    metadata_only = not topical and bool(filters.active()) and not history  # "Yoshua Bengio 发表了哪些论文？"
-    if CJK.search(query) and not metadata_only:
-        if translate is not None:
-            query = translate(query)
-            notes.append(f"translated: {query}")
-            # 可解释性领域 -> "interpretability area"
-            if auto_filters and not filters.topic and not topic and not history:
-                filters, topic = _topic_of_translation(searcher, question, query, filters, spans, notes)
-                if filters.topic:  # the area named in Chinese: what is left of the translation says if more is asked
-                    topical = names_a_topic(query, [*spans, filters.topic])
-        else:
-            notes.append("Chinese question searched untranslated (no LLM available): results may be poor")
-    topic_words = without_recency(query)  # "the latest papers on X": the order of the answer, not its subject
-    if topic_words != query:
-        query = topic_words
-        notes.append(f"searched without its recency words: {query}")
-    fixes = corrections(query, searcher.index.catalog.term_frequencies, english_words())
-    if fixes:  # "concept bottlenck models": a word no paper has, one slip from one that several have
-        query = correct(query, fixes)
-        notes.append("spelling: " + ", ".join(f"{typed} -> {meant}" for typed, meant in fixes.items()))
-    retriever = HybridRetriever(searcher, filters, k or searcher.settings.top_k,
-                                own_words=question if query != question else "")
+    """The search entry point used by the CLI, the answerer, the UI and the evals: the question read once
+    (reading.read_question), then the papers retrieved for what it asks."""
+    plan = read_question(searcher, question, filters, history, rewrite, translate, auto_filters)
+    return SearchResult(**{f.name: getattr(plan, f.name) for f in fields(QueryPlan)}, hits=retrieve(searcher, plan, k))
+
+
+def retrieve(searcher: Searcher, plan: QueryPlan, k: int | None = None) -> list[Hit]:
+    """The papers for a plan: hybrid retrieval within its filters, named papers first."""
+    retriever = HybridRetriever(searcher, plan.filters, k or searcher.settings.top_k, own_words=plan.own_words)
     records = searcher.paper_meta()
-    hits = [
+    return [
         Hit(paper_id=n.node.metadata["paper_id"], score=n.score or 0.0,
             relevance=n.node.metadata.pop("_relevance", None),
             text=n.node.get_content(), meta={**records[n.node.metadata["paper_id"]], **n.node.metadata})
-        for n in retriever.retrieve(query)
+        for n in retriever.retrieve(plan.query)
     ]
-    # the user's own words too: a rewrite or translation may drop or expand the name
-    translated = CJK.search(question) is not None
-    # what the question names of the collection's own values is no unknown name: an author the filters matched (folded:
-    # "Szepesvári" is the indexed "Szepesvari"), a filter's value, a topic label or keyword ("Social Aspects · …")
-    known = [author.span] if author is not None and author.name and author.span else []
-    known += [str(v) for v in filters.active().values()] + ([topic.span] if topic is not None else [])
-    name, verb = (searcher.missing_name(_without(query, known), phrases=not translated)
-                  or (query != question and searcher.missing_name(_without(question, known))) or (None, ""))
-    if name:
-        notes.append(f"no indexed paper {verb} {name}")
-    return SearchResult(question=question, query=query, filters=filters, given=given, hits=hits, notes=notes,
-                        missing_name=name, missing_verb=verb, rewritten=rewritten, from_history=from_history,
-                        author=author, topic=topic,
-                        names_topic=topical or not filters.active() or bool(history))
-

@@ -335,3 +335,22 @@ def test_a_title_many_abstracts_say_names_no_paper(settings, tmp_path):
     assert not any(h.relevance == 1.0 for h in common.hits)
     own = pipeline.search("What does Vision Transformers Need Registers fix?", translate=False)
     assert own.hits[0].meta["title"] == "Vision Transformers Need Registers" and own.hits[0].relevance == 1.0
+
+
+def test_a_question_is_read_once_into_a_plan_before_anything_is_retrieved(indexed, monkeypatch):
+    """#43 2: reading the question (filters with what was read, subject, the unknown-name gate) needs no retrieval;
+    search is the plan plus the papers retrieved for it."""
+    from ragqa.query.plan import QueryPlan
+    from ragqa.retrieval import retrieve
+    from ragqa.retrieval.reading import read_question
+
+    def no_retrieval(*args, **kwargs):
+        raise AssertionError("read_question retrieved")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(retrieve.Searcher, "fuse", no_retrieval)
+        plan = read_question(indexed.searcher, "Which ICLR 2024 papers study sparse autoencoders?")
+    assert isinstance(plan, QueryPlan) and plan.filters.venue == "ICLR 2024" and plan.names_topic
+    assert plan.read_from_question == ["venue=ICLR 2024"]
+    result = retrieve.search(indexed.searcher, "Which ICLR 2024 papers study sparse autoencoders?")
+    assert (result.filters, result.query, result.notes) == (plan.filters, plan.query, plan.notes) and result.hits
