@@ -21,7 +21,7 @@ from llama_cpp import Llama
 from ragqa.answer.answerability import FEATURES, MEASURED, Calibration
 
 cal = Calibration.from_json(json.load(open(ROOT / "ragqa" / "calibration" / "all-MiniLM-L6-v2.json")))
-rows = [json.loads(l) for l in open(Path(sys.argv[1]) / "rows.jsonl")]
+rows = [json.loads(l) for l in open(_P(sys.argv[1]) / "rows.jsonl")]
 # texts
 
 from evals.dataset import load_beir
