@@ -109,11 +109,16 @@ class PrefixCache:
             return
         fixed = shared if disk is not None else len(state.input_ids)
         new = SeqState(state.input_ids, state.data, fixed)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         part = self.path.with_suffix(f".{os.getpid()}.part")
-        with open(part, "wb") as out:
-            np.savez(out, input_ids=new.input_ids, data=np.frombuffer(new.data, dtype=np.uint8), fixed=fixed)
-        os.replace(part, self.path)  # readers see the old file or the new one, never half of one
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(part, "wb") as out:
+                np.savez(out, input_ids=new.input_ids, data=np.frombuffer(new.data, dtype=np.uint8), fixed=fixed)
+            os.replace(part, self.path)  # readers see the old file or the new one, never half of one
+        except OSError:  # a read-only or full cache folder: the next process reads the prompt whole, nothing lost
+            if part.parent.is_dir():
+                part.unlink(missing_ok=True)
+            return
         self._disk = new
 
     # -- the Llama's state copies ------------------------------------------------------------------------------

@@ -207,3 +207,14 @@ def test_a_model_load_is_timed_and_announced_with_the_last_time(tmp_path, monkey
     _stream_to_terminal(Unloaded(), "q", None)
     out, err = capsys.readouterr()
     assert f"Loading the language model {settings.llm_model}" in err and out.count("An answer [1].") == 1
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_only_the_warm_start(tmp_path):
+    from ragqa.models.prefix_cache import DISK_MIN_TOKENS, PrefixCache
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    cache = PrefixCache(blocked / "states", "m")  # mkdir under a file fails
+    prompt = list(range(DISK_MIN_TOKENS + 1))
+    cache[prompt] = _state(prompt, b"kv")  # no exception: kept in memory only
+    assert cache[prompt].data == b"kv" and not (blocked / "states").exists()
