@@ -68,13 +68,20 @@ def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, 
     """Stream the draft to a terminal (replaced by the checked answer at the end); to a pipe or file, only the
     checked answer is written."""
     answer, streamed, live = None, "", sys.stdout.isatty()
-    if hasattr(pipeline, "llm_loaded") and not pipeline.llm_loaded(fast):
+    # on a terminal, what is loading and about how long it takes, erased when the answer starts (or an error comes:
+    # errors stay one line)
+    announced = sys.stderr.isatty() and hasattr(pipeline, "llm_loaded") and not pipeline.llm_loaded(fast)
+    if announced:
         from ragqa.models.load_times import loading_message
 
         settings = pipeline.settings
-        _err(loading_message(settings, settings.fast_llm_model if fast else settings.llm_model))
+        print(loading_message(settings, settings.fast_llm_model if fast else settings.llm_model), end="",
+              file=sys.stderr, flush=True)
     try:
         for event in pipeline.stream(question, filters, conversation, k=k, fast=fast, auto_filters=auto_filters):
+            if announced:
+                print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+                announced = False
             if event.kind == "retrieved":
                 if event.sources:
                     more = f"; … and {len(event.sources) - 10} more" if len(event.sources) > 10 else ""
@@ -87,6 +94,8 @@ def _stream_to_terminal(pipeline, question, filters, conversation=None, k=None, 
             else:
                 answer = event.answer
     except RagqaError:
+        if announced:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
         if streamed and live:  # what was printed is not an answer: its citations were never checked
             print(" [INCOMPLETE: the model stopped here; this is not an answer]", flush=True)
         raise

@@ -177,7 +177,8 @@ def test_the_server_embeds_uploads_without_torch():
 
 
 def test_a_model_load_is_timed_and_announced_with_the_last_time(tmp_path, monkeypatch, capsys):
-    """#45 3: before the LLM loads, the CLI says what is loading and about how long it took here the last time."""
+    """#45 3: before the LLM loads, the CLI says on a terminal what is loading and about how long it took here the
+    last time (a pipe gets only the answer, an error stays one line: tests/unit/test_cli.py)."""
     from ragqa.cli_answer import _stream_to_terminal
     from ragqa.config import Settings
     from ragqa.models import load_times
@@ -204,9 +205,11 @@ def test_a_model_load_is_timed_and_announced_with_the_last_time(tmp_path, monkey
 
             yield Event("done", answer=Answer("q", "An answer [1].", False, "llm"))
 
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)  # said on a terminal, erased when the answer starts
     _stream_to_terminal(Unloaded(), "q", None)
     out, err = capsys.readouterr()
     assert f"Loading the language model {settings.llm_model}" in err and out.count("An answer [1].") == 1
+    assert err.index("Loading") < err.index("\x1b[K")
 
 
 def test_a_cache_folder_that_cannot_be_written_costs_only_the_warm_start(tmp_path):
