@@ -134,10 +134,8 @@ class Calibration:
             return np.zeros(0)
         x = np.array([c.vector(self.features) for c in candidates], dtype=float)
         if self.trees:
-            z = self.baseline + sum(_tree_value(tree, x) for tree in self._tree_arrays)
-        else:
-            z = ((x - np.array(self.mean)) / np.array(self.scale)) @ np.array(self.coef) + self.intercept
-        return 1.0 / (1.0 + np.exp(-z))
+            return 1.0 / (1.0 + np.exp(-(self.baseline + sum(_tree_value(tree, x) for tree in self._tree_arrays))))
+        return logistic(self, x)
 
     @cached_property
     def _tree_arrays(self) -> list[tuple[np.ndarray, ...]]:
@@ -151,12 +149,11 @@ class Calibration:
             f"{f} {w:+.2f}" for f, w in zip(self.features, self.coef))
 
     def to_json(self) -> dict:
-        return {f: list(getattr(self, f)) if isinstance(getattr(self, f), tuple) else getattr(self, f)
-                for f in self.__dataclass_fields__}
+        return model_json(self)
 
     @classmethod
     def from_json(cls, data: dict) -> "Calibration":
-        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__}
+        fields = json_fields(cls, data)
         if (not isinstance(fields.get("trees", ()), tuple)
                 or not all(isinstance(t, dict) for t in fields.get("trees", ()))):
             raise ValueError("trees must be a list of node tables")
@@ -168,6 +165,24 @@ class Calibration:
                 any(f >= width for t in fields.get("trees", ()) for f in t["feature"]):
             raise ValueError(f"the model's inputs do not match its {width} features")
         return cls(**fields)
+
+
+def logistic(model, x: np.ndarray) -> np.ndarray:
+    """P from a model's logistic weights (`mean`, `scale`, `coef`, `intercept`) over raw feature rows `x`: the one
+    formula answerability's logistic models and topical.TopicalModel share."""
+    z = ((x - np.array(model.mean)) / np.array(model.scale)) @ np.array(model.coef) + model.intercept
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def model_json(model) -> dict:
+    """A fitted model dataclass as JSON (tuples as lists), as its calibration file holds it."""
+    return {f: list(getattr(model, f)) if isinstance(getattr(model, f), tuple) else getattr(model, f)
+            for f in model.__dataclass_fields__}
+
+
+def json_fields(cls, data: dict) -> dict:
+    """A calibration file's fields that `cls` has, lists back as tuples (model_json's inverse)."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__}
 
 
 def _tree_value(tree: tuple[np.ndarray, ...], x: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragqa.answer.answerability import Candidate, committed_file, model_slug
+from ragqa.answer.answerability import Candidate, committed_file, json_fields, logistic, model_json, model_slug
 from ragqa.errors import RagqaError
 from ragqa.text.terms import TermStats, terms
 
@@ -96,18 +96,14 @@ class TopicalModel:
     source: str = ""
 
     def probability(self, rows: np.ndarray) -> np.ndarray:
-        if len(rows) == 0:
-            return np.zeros(0)
-        z = ((rows - np.array(self.mean)) / np.array(self.scale)) @ np.array(self.coef) + self.intercept
-        return 1.0 / (1.0 + np.exp(-z))
+        return logistic(self, rows) if len(rows) else np.zeros(0)
 
     def to_json(self) -> dict:
-        return {f: list(getattr(self, f)) if isinstance(getattr(self, f), tuple) else getattr(self, f)
-                for f in self.__dataclass_fields__}
+        return model_json(self)
 
     @classmethod
     def from_json(cls, data: dict) -> "TopicalModel":
-        fields = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in cls.__dataclass_fields__}
+        fields = json_fields(cls, data)
         if tuple(fields.get("features", ())) != FEATURES or len(fields.get("coef", ())) != len(FEATURES):
             raise ValueError(f"features must be {', '.join(FEATURES)}")
         return cls(**fields)
