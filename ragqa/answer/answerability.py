@@ -112,7 +112,9 @@ def candidate_features(query: str, hits, closeness: dict[str, float], stats: Ter
 class Calibration:
     """A fitted model over its `features` (names from KNOWN; trees, or logistic weights) and its operating points,
     for one embedding model (and LLM profile). `answer_threshold`: the best paper's P at or above which the question
-    is answered; `list_threshold`: a paper joins a list answer at or above it."""
+    is answered (below it: not covered); `answered_threshold`: at or above it the answer is `answered`, between the
+    two `related` (the closest papers, said to be no exact match; 0: no such tier); `list_threshold`: a paper joins
+    a list answer at or above it."""
 
     embed_model: str
     features: tuple[str, ...]
@@ -123,6 +125,7 @@ class Calibration:
     answer_threshold: float
     list_threshold: float
     source: str = ""
+    answered_threshold: float = 0.0
     # gradient-boosted trees over the raw features, each {feature, threshold, left, right, leaf, value} per node
     # (node 0 the root; x[feature] <= threshold goes left), summed onto `baseline` as log-odds; empty: the logistic
     # model
@@ -237,6 +240,7 @@ class Judgement:
     best: float
     answering: tuple[str, ...] = ()  # papers at or above the answer point (or named): each would answer on its own
     named: tuple[str, ...] = ()  # papers the question (or the conversation) names by title or method name
+    coverage: str = ""  # "answered", "related" (answerable, but no paper reached the answered point) or "not_covered"
 
     def top(self, n: int) -> list[str]:
         """The first n listed papers, or the best paper alone when none reached the list point."""
@@ -256,7 +260,7 @@ class Judgement:
     def as_json(self) -> dict:
         return {"answerable": self.answerable, "best": round(self.best, 4),
                 "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()}, "listed": list(self.listed),
-                "answering": list(self.answering), "named": list(self.named)}
+                "answering": list(self.answering), "named": list(self.named), "coverage": self.coverage}
 
 
 def judge(calibration: Calibration, candidates: list[Candidate]) -> Judgement:
@@ -270,7 +274,15 @@ def judge(calibration: Calibration, candidates: list[Candidate]) -> Judgement:
     ranked = sorted(probs.items(), key=lambda kv: (-(kv[0] in named), -kv[1]))
     listed = tuple(pid for pid, v in ranked if v >= calibration.list_threshold or pid in named)
     answering = tuple(pid for pid, v in ranked if v >= calibration.answer_threshold or pid in named)
-    return Judgement(probs, best >= calibration.answer_threshold or bool(named), listed, best, answering, tuple(named))
+    answerable = best >= calibration.answer_threshold or bool(named)
+    return Judgement(probs, answerable, listed, best, answering, tuple(named), coverage_of(calibration, best, named))
+
+
+def coverage_of(calibration: Calibration, best: float, named) -> str:
+    """The tier of a question whose best paper has P `best`: a question naming a paper is answered by it."""
+    if named or best >= max(calibration.answer_threshold, calibration.answered_threshold):
+        return "answered"
+    return "related" if best >= calibration.answer_threshold else "not_covered"
 
 
 def candidates_for(searcher, result, question_vec, extra_hits=()) -> list[Candidate]:

@@ -79,7 +79,7 @@ def judge(ctx: AnswerContext, cited_before: list[str] | None) -> None:
     chosen = tuple(h.paper_id for h in ctx.retrieved if admitted and h.paper_id in admitted)
     if (chosen and len(admitted) <= settings.explain_papers and not judgement.named
             and ctx.form not in (LIST, COUNT, GROUP)):
-        judgement = replace(judgement, answerable=True, named=chosen)
+        judgement = replace(judgement, answerable=True, named=chosen, coverage="answered")
     ctx.judgement = judgement
     ctx.scoped = bool(admitted) and not judgement.answerable and ctx.form not in (LIST, COUNT, GROUP)
 

@@ -5,6 +5,8 @@ and which sentences are evidence is decided elsewhere.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ragqa.answer.citations import split_answer_sentences
@@ -94,6 +96,20 @@ def list_items(question: str, question_vec, sources: list[Source], cache) -> lis
             continue
         items.append((s.n, f"{head}: {sentence} [{s.n}]", sentence))
     return items
+
+
+def related_text(question: str, sources: list[Source], answer: str) -> str:
+    """A `related` answer (the closest papers answer on the subject, none clearly what is asked): a line naming
+    them, cited, then the model's answer without an opening "Yes" (it would claim what the tier does not)."""
+    msg = messages(question)
+    chinese = msg.lang == "zh"
+    papers = list({s.hit.paper_id: s for s in sources}.values())
+    names = [f"{display_name(s.hit.meta, chinese)} [{s.n}]" for s in papers]
+    joined = ("、" if chinese else ", ").join(names[:-1]) + (("和" if chinese else " and ") if len(names) > 1 else "")
+    line = msg("text.related", is_are=msg.plural("is_are", len(names)), names=joined + names[-1]) if names else ""
+    body = re.sub(msg("text.affirmation"), "", answer.strip(), flags=re.IGNORECASE)
+    body = body[:1].upper() + body[1:]
+    return f"{line}\n\n{body}" if line else body
 
 
 def record_text(question: str, sources: list[Source]) -> str:

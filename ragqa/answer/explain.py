@@ -7,7 +7,15 @@ from __future__ import annotations
 from typing import Iterator
 
 from ragqa.answer.citations import make_citations, name_bare_markers, resolve_citations
-from ragqa.answer.compose import abstain_text, byline, extractive_answer, field_text, quote_top_up, record_text
+from ragqa.answer.compose import (
+    abstain_text,
+    byline,
+    extractive_answer,
+    field_text,
+    quote_top_up,
+    record_text,
+    related_text,
+)
 from ragqa.answer.context import AnswerContext, Event
 from ragqa.answer.evidence import fit_budget, select_evidence
 from ragqa.answer.guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
@@ -71,9 +79,13 @@ def explain(ctx: AnswerContext) -> Iterator[Event]:
         answer_text, cited = extractive_answer(sources, ctx.question)
         mode, why = "extractive", "model refused" if refused else "no supported sentence"
         fired += [REFUSAL_TO_QUOTES] if refused else []
+    coverage = judgement.coverage or "answered"
+    if coverage == "related":  # the closest papers, named as such: every source is cited by the line naming it
+        answer_text, cited = related_text(ctx.question, sources, answer_text), sorted({*cited, *(s.n for s in sources)})
     yield ctx.finish(Answer(ctx.question, answer_text, False, mode, why, citations=make_citations(cited, sources),
                             retrieved=ctx.retrieved, invalid_markers=invalid, dropped_sentences=dropped,
-                            form=ctx.form, judgement=judgement.as_json(), guards=list(dict.fromkeys(fired))))
+                            form=ctx.form, judgement=judgement.as_json(), guards=list(dict.fromkeys(fired)),
+                            coverage=coverage))
 
 
 def _guarded(text: str, sources, cited, question: str, profile, fired: list[str]) -> str:

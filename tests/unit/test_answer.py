@@ -116,6 +116,28 @@ def test_the_decision_follows_the_best_papers_probability(indexed):
     assert not ask(_pipeline(_strict(indexed, best - 0.01), ["DRAGON is fractional [1]."]), question).abstained
 
 
+def test_coverage_is_answered_above_the_answered_point_related_between_not_covered_below(indexed):
+    from dataclasses import replace
+
+    question = "Which graph neural network uses distributed-order fractional calculus?"
+    best = ask(_pipeline(indexed, ["DRAGON is fractional [1]."]), question).judgement["best"]
+
+    def tiered(answer_point, answered_point):
+        indexed.calibration = replace(indexed.calibration, answer_threshold=answer_point,
+                                      answered_threshold=answered_point)
+        return ask(_pipeline(indexed, ["Yes, DRAGON is fractional [1]."]), question)
+    answered, related, below = (tiered(best - 0.02, best - 0.01), tiered(best - 0.01, best + 0.01),
+                                tiered(best + 0.01, best + 0.02))
+    assert answered.coverage == "answered" and answered.judgement["coverage"] == "answered"
+    assert related.coverage == "related" and not related.abstained and related.judgement["coverage"] == "related"
+    assert below.coverage == "not_covered" and below.abstained
+    # a related answer names its closest papers, each cited, and does not open with the model's "Yes"
+    first_line = related.text.split("\n")[0]
+    assert [c.label for c in related.citations] == ["DRAGON"] and f"{related.citations[0].title} [1]" in first_line
+    assert not re.search(r"(?m)^\W*yes\b", related.text, re.I)
+    assert re.match(r"\W*yes\b", answered.text, re.I)  # the answered tier keeps the model's words
+
+
 def test_model_refusal_of_an_answerable_question_becomes_extractive(indexed):
     pipeline = _pipeline(indexed, ["The indexed papers do not answer this question."])
     answer = ask(pipeline, "Which graph neural network uses distributed-order fractional calculus?")

@@ -2,6 +2,8 @@
 instructions never quoted."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -239,3 +241,17 @@ def test_a_chinese_count_of_none_reads_in_chinese_with_the_number():
     en = no_paper_on_text("How many papers on quantum chemistry?", 95)
     assert zh.startswith("0") and "95" in zh and "篇" in zh and "papers" not in zh
     assert en.startswith("0") and "95 indexed papers" in en
+
+
+@pytest.mark.parametrize("question, reply", [
+    ("Is there work on cheaper sparse autoencoders?", "Yes, both make them cheaper [1] [2]."),
+    ("有没有让稀疏自编码器更便宜的工作？", "是的，它们都更便宜 [1] [2]。"),
+])
+def test_a_related_answer_names_its_closest_papers_and_drops_the_opening_yes(question, reply):
+    from ragqa.answer.compose import related_text
+
+    sources = [_source(1, title="Switch SAE", text="a"), _source(2, title="Gated SAE", text="b")]
+    text = related_text(question, sources, reply)
+    line, body = text.split("\n\n", 1)
+    assert "Switch SAE [1]" in line and "Gated SAE [2]" in line
+    assert not re.match(r"\W*(yes|是的)", body, re.I) and "[1] [2]" in body
