@@ -47,6 +47,9 @@ def _lexicon(name: str) -> list[str]:
 
 
 FRAME_WORDS = set(_lexicon("frame_words.en")) | REQUEST_VERBS
+# verbs and adverbs learned from how ML abstracts use them (evals/experiments/framing_words.py): "fall under the
+# topic X", "carry the label X" name no subject; never part of a label test (a label may be a verb)
+VERBS = frozenset(_lexicon("verbs.en"))
 # Chinese request wording, matched anywhere in the question (Chinese has no spaces between words)
 _ZH_FRAME = re.compile("|".join(map(re.escape, _lexicon("frame_words.zh"))) + r"|[\u3000-\u303f\uff00-\uffef]")
 
@@ -191,7 +194,7 @@ def subject_of(question: str, spans: list[str]) -> str:
         rest = re.sub(re.escape(span), " ", rest, flags=re.I)
     rest = _ZH_FRAME.sub(" ", rest)
     words = re.findall(r"[^\W_]+", rest.lower())
-    return " ".join(w for w in words if w not in FRAME_WORDS and not w.isdigit() and len(w) > 1)
+    return " ".join(w for w in words if w not in FRAME_WORDS and w not in VERBS and not w.isdigit() and len(w) > 1)
 
 
 def names_a_topic(question: str, spans: list[str]) -> bool:

@@ -350,6 +350,14 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
      "reinforcement learning"),
     ("这个库里有多少篇ICLR 2024的论文？", ["ICLR 2024"], ""),
     ("How many papers are about quantum chemistry?", [], "quantum chemistry"),
+    # verbs the request wording list lacks, learned from ML abstracts (lexicon/verbs.en.txt), frame no subject
+    ("Which ICLR 2024 papers fall under the topic 'Computer Vision'?", ["ICLR 2024", "Computer Vision"], ""),
+    ("Which papers carry the topic label Robotics?", ["Robotics"], ""),
+    ("Which NeurIPS 2024 papers appear under 'Deep Learning'?", ["NeurIPS 2024", "Deep Learning"], ""),
+    ("Which ICML 2024 papers can be found under 'Theory'?", ["ICML 2024", "Theory"], ""),
+    # a subject keeps its words, verbs aside: a keyword word ("jailbreak") is never taken for a verb
+    ("Which papers explore jailbreak attacks?", [], "jailbreak attacks"),
+    ("Which ICLR 2024 papers improve calibration?", ["ICLR 2024"], "calibration"),
 ])
 def test_the_subject_is_what_metadata_and_request_wording_leave(question, spans, subject):
     """#44 3: what a list must be about (topical.topical_query), and whether anything is (names_a_topic)."""

@@ -1,0 +1,91 @@
+"""Words that name no subject, learned from how ML abstracts use them: `ragqa/query/lexicon/verbs.en.txt`.
+
+A question about the collection is a filter plus, maybe, a subject: what is left once the filter's words and the
+request wording go ("Which ICLR 2024 papers fall under the topic 'Computer Vision'?" leaves "fall"). A hand-written
+list of request words cannot hold every verb a person may frame a request with, so this reads the verbs off real text:
+in the abstracts and titles of ICLR and ICML 2024 (9,000+ papers), a word that follows a modal, a negation or a
+subject pronoun ("can", "may", "not", "we", "they", ...) in at least `v` of its uses, seen at least `--min-count`
+times, is a verb or an adverb there; one that no author keyword of those papers contains is never an ML subject by
+itself. Such words are request wording, not a subject.
+
+The knob `v` is set on labelled words: the words of the papers' author keywords (subject words) are split in half by
+a hash; `v` is the lowest value at which at most `--subject-rate` of half A's words (seen often enough) would be
+taken for verbs; the rate on half B is reported. Keyword words themselves never enter the list.
+
+    python -m evals.experiments.framing_words --corpora ../shared/data/corpora/iclr2024.jsonl \
+        ../shared/data/corpora/icml2024.jsonl [--write]
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parents[2] / "ragqa" / "query" / "lexicon" / "verbs.en.txt"
+# the words after which English puts a verb (or an adverb before one), not a noun
+VERB_CONTEXT = frozenset({"can", "may", "will", "would", "could", "should", "might", "must", "not", "cannot", "we",
+                          "they", "does", "do", "did", "often", "also"})
+_WORD = re.compile(r"[a-z]+")
+
+
+def usage(paths: list[Path]) -> tuple[Counter, Counter, set[str]]:
+    """Per word: its uses, its uses after a verb context, and the words of every author keyword."""
+    seen, after_verb, keyword_words = Counter(), Counter(), set()
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            words = _WORD.findall(f"{r.get('title') or ''}. {r.get('abstract') or ''}".lower())
+            for before, word in zip(["<s>", *words], words):
+                seen[word] += 1
+                after_verb[word] += before in VERB_CONTEXT
+            for keyword in r.get("keywords") or []:
+                keyword_words.update(_WORD.findall(str(keyword).lower()))
+    return seen, after_verb, keyword_words
+
+
+def _half(word: str) -> bool:
+    return int(hashlib.sha1(word.encode()).hexdigest()[:8], 16) % 2 == 0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpora", type=Path, nargs="+", required=True)
+    ap.add_argument("--min-count", type=int, default=20)
+    ap.add_argument("--subject-rate", type=float, default=0.01,
+                    help="share of subject (keyword) words allowed to be taken for verbs")
+    ap.add_argument("--write", action="store_true", help=f"write {OUT.relative_to(OUT.parents[3])}")
+    args = ap.parse_args()
+    seen, after_verb, keyword_words = usage(args.corpora)
+    rate = {w: after_verb[w] / n for w, n in seen.items() if n >= args.min_count}
+    subjects = defaultdict(list)
+    for w in keyword_words:
+        if w in rate:
+            subjects["A" if _half(w) else "B"].append(rate[w])
+    # the lowest v (on a 0.01 grid) at which at most subject_rate of half A's subject words reach it
+    v = next(x / 100 for x in range(1, 101)
+             if sum(r >= x / 100 for r in subjects["A"]) <= args.subject_rate * len(subjects["A"]))
+    flagged_b = sum(r >= v for r in subjects["B"])
+    verbs = sorted(w for w, r in rate.items() if r >= v and w not in keyword_words and len(w) > 2)
+    report = {"v": v, "subject_words_A": len(subjects["A"]), "subject_words_B": len(subjects["B"]),
+              "half_B_taken_for_verbs": f"{flagged_b}/{len(subjects['B'])}", "words": len(verbs)}
+    print(json.dumps(report))
+    print(" ".join(verbs))
+    if args.write:
+        OUT.write_text(
+            "# Verbs and adverbs, never an ML subject by themselves: request wording in a question about the "
+            "collection.\n"
+            "# Learned, not hand-written: python -m evals.experiments.framing_words --corpora "
+            f"{' '.join(p.name for p in args.corpora)} --write\n"
+            f"# ({report['words']} words after a modal, negation or pronoun in >= {v:.0%} of >= {args.min_count} uses "
+            f"in ICLR/ICML 2024 abstracts; no author keyword holds them; subject words so taken, held out: "
+            f"{report['half_B_taken_for_verbs']})\n"
+            + "\n".join(" ".join(verbs[i:i + 12]) for i in range(0, len(verbs), 12)) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
