@@ -1,6 +1,9 @@
 """Each guard of a model profile on its own, and the profiles that turn them on."""
 from __future__ import annotations
 
+import difflib
+import re
+
 import pytest
 
 from ragqa.answer.citations import resolve_citations
@@ -27,6 +30,29 @@ def _source(n, label, evidence):
 
 SOURCES = [_source(1, "LowRankX", ["We introduce low-rank adapters for fine-tuning large language models."]),
            _source(2, "DiffAug", ["DiffAug augments training images with a single diffusion step."])]
+
+
+def _markers(text):
+    """The source numbers a text cites, in order, repeats kept."""
+    return [int(n) for n in re.findall(r"\[(\d+)\]", text)]
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_FIRST_PERSON = re.compile(r"\b(?:we|our|us)\b|我们", re.I)
+
+
+def _edits(before, after):
+    """Where `after` differs from `before`, token by token (markers, words, single other characters): [(removed,
+    added)]; every other token is as it was, in the same order."""
+    a, b = (re.findall(r"\[\d+\]|[A-Za-z0-9'-]+|\S", t) for t in (before, after))
+    return [(a[i:j], b[k:m]) for op, i, j, k, m in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+            if op != "equal"]
+
+
+def _quote_head(text, answer):
+    """What a quote top-up writes after the `answer` and before the opening quotation mark: the words naming whose
+    words follow."""
+    return text[len(answer):].split('"', 1)[0]
 
 
 @pytest.mark.parametrize("sentence, expected", [
@@ -72,8 +98,9 @@ def test_a_sentence_that_only_names_a_paper_is_not_cited_to_it():
     text, cited, _, dropped = resolve_citations(
         "Fine-tuning enhances entity tracking [3]. Fine-Tuning Enhances Existing..", SOURCES + [long_title],
         PROFILES["small"], fired)
-    assert (cited == [3] and text == "Fine-tuning enhances entity tracking [3]."
-            and dropped == ["Fine-Tuning Enhances Existing.."])
+    # the claim is kept, cited to its paper; the bare title is dropped, not cited
+    assert cited == [3] and _markers(text) == [3] and "entity tracking" in text and "Existing" not in text
+    assert len(dropped) == 1 and "Enhances Existing" in dropped[0]
     assert fired == []
 
 
@@ -127,11 +154,13 @@ def test_quote_top_up_adds_what_a_thin_answer_does_not_state():
     thin = "GraphMix mixes subgraphs of two graphs [1]."
     out = quote_top_up(thin, [s], [1], "Is there augmentation for graphs?")
     assert out.startswith(thin) and "2.1 points" in out and out.count("mixes subgraphs") == 1  # not restated
-    assert out.rstrip().endswith("[1]") and "In GraphMix's words:" in out
+    head = _quote_head(out, thin)  # the quote is introduced with its paper's name, in the question's language
+    assert out.rstrip().endswith("[1]") and "GraphMix" in head and not _CJK.search(head)
     full = "A [1]. B [1]. C [1]."
     assert quote_top_up(full, [s], [1], "q") == full  # three sentences: nothing added
     assert quote_top_up(thin, [s], [], "q") == thin  # nothing cited: no paper to quote
-    assert "原文" in quote_top_up(thin, [s], [1], "有没有图增强方法？")
+    chinese = quote_top_up(thin, [s], [1], "有没有图增强方法？")
+    assert _CJK.search(_quote_head(chinese, thin)) and "2.1 points" in chinese and _markers(chinese) == [1, 1]
 
 
 def test_only_the_small_profile_tops_up(indexed):
@@ -162,25 +191,34 @@ def test_untitled_papers_are_never_named_by_their_opening_words():
     s = replace(s, hit=replace(s.hit, meta=meta))
     quoted, _ = extractive_answer([s], "How can one compare embedders?")
     topped = quote_top_up("It compares embedders [1].", [s], [1], "How can one compare embedders?")
-    for text in (quoted, topped):
-        assert ("Embedders play a central role in machine learning:" not in text
-                and "central role in machine learning's" not in text)
-    assert "- A NeurIPS 2024 paper:" in quoted and "In a NeurIPS 2024 paper's words:" in topped
+    # what heads each quote (the quote itself may well hold those opening words) names the paper by its venue
+    heads = (next(line for line in quoted.splitlines() if '"' in line).split('"', 1)[0],
+             _quote_head(topped, "It compares embedders [1]."))
+    for head in heads:
+        assert "NeurIPS 2024" in head and "central role" not in head and "Embedders" not in head
 
 
-@pytest.mark.parametrize("sentence, expected", [
-    ("In this paper, we present a theoretical analysis [1].",
-     "In this paper, the authors present a theoretical analysis [1]."),
-    ("We observe a double descent phenomenon [1].", "The authors observe a double descent phenomenon [1]."),
-    ("Our results allow us to scale [2].", "Their results allow them to scale [2]."),
-    ("我们提出了一种方法 [1]。", "作者提出了一种方法 [1]。"),
-    ('It is called "our method" in the abstract [1].', None),  # quoted: as written
-    ("Western models answer well [1].", None),  # no first person
+@pytest.mark.parametrize("sentence, moved", [
+    ("In this paper, we present a theoretical analysis [1].", True),
+    ("We observe a double descent phenomenon [1].", True),
+    ("Our results allow us to scale [2].", True),
+    ("我们提出了一种方法 [1]。", True),
+    ('It is called "our method" in the abstract [1].', False),  # quoted: as written
+    ("Western models answer well [1].", False),  # no first person
 ])
-def test_third_person_guard_turns_an_abstracts_we_into_its_authors(sentence, expected):
+def test_third_person_guard_turns_an_abstracts_we_into_its_authors(sentence, moved):
     from ragqa.answer.guards import third_person
 
-    assert third_person(sentence) == expected
+    out = third_person(sentence)
+    if not moved:
+        assert out is None
+        return
+    # each first-person word is replaced by words of its own, none of them first person; the rest is as written
+    edits = _edits(sentence, out)
+    assert edits and not _FIRST_PERSON.search(out) and _markers(out) == _markers(sentence)
+    assert all(_FIRST_PERSON.fullmatch("".join(removed)) and added for removed, added in edits)
+    if re.search(r"\bwe\b|我们", sentence, re.I):  # "we" is its authors
+        assert re.search(r"\bauthors\b|作者", out, re.I)
 
 
 def test_third_person_guard_runs_in_the_small_profile_only():
@@ -190,7 +228,8 @@ def test_third_person_guard_runs_in_the_small_profile_only():
     fired = []
     text, cited, _, _ = resolve_citations("We augment training images with a single diffusion step [1].", sources,
                                           PROFILES["small"], fired)
-    assert text.startswith("The authors augment") and cited == [1] and THIRD_PERSON in fired
+    assert not _FIRST_PERSON.search(text) and cited == [1] and THIRD_PERSON in fired
+    assert "augment training images with a single diffusion step [1]" in text
     text, _, _, _ = resolve_citations("We augment training images with a single diffusion step [1].", sources,
                                       PROFILES["strong"])
     assert text.startswith("We augment")
@@ -221,8 +260,9 @@ def test_an_echo_of_the_question_is_dropped_and_recorded():
         "Yes, DiffAug does augment training images [2]. "
         "DiffAug augments training images with a single diffusion step [2].",
         SOURCES, PROFILES["small"], fired, question)
-    assert text == "DiffAug augments training images with a single diffusion step [2]." and cited == [2]
-    assert dropped == ["Yes, DiffAug does augment training images [2]."] and fired == [ECHO]
+    # the echo is gone, the claim that adds to the question kept with its marker
+    assert _markers(text) == [2] and "single diffusion step" in text and "does augment" not in text and cited == [2]
+    assert len(dropped) == 1 and "does augment" in dropped[0] and fired == [ECHO]
     strong = resolve_citations("Yes, DiffAug does augment training images [2].", SOURCES, PROFILES["strong"], [],
                                question)
     assert strong[1] == [2]  # a capable model's sentences are not judged by their words
@@ -277,7 +317,7 @@ def test_example_leak_guard_drops_the_copied_sentence_and_records_it():
         text, cited, _, dropped = resolve_citations(draft, sources, profile, fired, "B-cosification 是怎么做的？",
                                                     _examples())
         assert "减半" not in text and "可解释模型" in text and cited == [1] and EXAMPLE_LEAK in fired
-        assert dropped == ["在精度不变的情况下，它把内存减半 [1]。"]
+        assert len(dropped) == 1 and "减半" in dropped[0]
     off = ModelProfile("off", frozenset())
     text, _, _, _ = resolve_citations(draft, sources, off, [], "B-cosification 是怎么做的？", _examples())
     assert "减半" in text
@@ -310,8 +350,9 @@ def test_an_answer_without_any_marker_is_checked_against_every_source():
     text, cited, _, dropped = resolve_citations(
         "It augments training images with a single diffusion step. The 2022 World Cup was won by France.", SOURCES,
         PROFILES["small"], fired)
-    assert cited == [2] and text == "It augments training images with a single diffusion step [2]."
-    assert dropped == ["The 2022 World Cup was won by France."] and CITE_SUPPORTED in fired
+    # the supported sentence gets the marker of the source holding it; the unsupported one is dropped
+    assert cited == [2] and _markers(text) == [2] and "single diffusion step" in text and "World Cup" not in text
+    assert len(dropped) == 1 and "World Cup" in dropped[0] and CITE_SUPPORTED in fired
 
 
 def test_a_chinese_sentence_without_markers_among_several_sources_goes_to_the_one_holding_its_names():
@@ -322,5 +363,7 @@ def test_a_chinese_sentence_without_markers_among_several_sources_goes_to_the_on
                        ["DiffAug augments training images with one diffusion step."])]
     text, cited, _, dropped = resolve_citations(
         "是的。此外，作者把 B-cosification 用到预训练的 CLIP 模型上。这种方法很有效。", sources, PROFILES["small"], [])
-    assert text == "此外，作者把 B-cosification 用到预训练的 CLIP 模型上 [1]。" and cited == [1]
-    assert dropped == ["是的。", "这种方法很有效。"]  # no name to tell the two sources apart
+    assert _markers(text) == [1] and "CLIP 模型" in text and cited == [1]
+    assert "是的" not in text and "很有效" not in text
+    # no name to tell the two sources apart
+    assert len(dropped) == 2 and "是的" in dropped[0] and "很有效" in dropped[1]
