@@ -4,16 +4,70 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
 
+class GuardSettings(BaseModel):
+    """Thresholds of the checks on a model's draft (answer/citations.py) and of the repairs a model profile turns on
+    (answer/guards.py), and the quoted answers written in code (answer/compose.py). Settings.guards; the model profile
+    carries them (guards.profile_for). Set one with RAGQA_GUARDS__<NAME> (or all with RAGQA_GUARDS='{json}')."""
+
+    model_config = ConfigDict(frozen=True)
+
+    # a sentence leaks when at least half of its units (beyond the question's and the sources') are the examples' own:
+    # over the model sentences of the committed answer reports and a new-user probe, correct sentences reach at most
+    # 0.14 and the two copied ones 0.71 and 1.0 (the KV-cache example, in Chinese answers about B-cosification);
+    # python -m evals.experiments.guard_shares evals/reports/answers-*.json evals/reports/newuser-probe-20261204.jsonl
+    leak_share: float = Field(0.5, ge=0.0, le=1.0, description="example-leak: a sentence is dropped when this share "
+                              "of its units (not the question's) are the worked examples' wording, not the sources'")
+    leak_min_units: int = Field(2, ge=1, description="example-leak: the fewest such example units that can make a "
+                                "leak (one shared word is no copy)")
+    # a sentence repeats an earlier one when that one holds at least this share of its units: over the later sentences
+    # of the committed answer reports (same command), new English sentences reach at most 0.71, a Chinese restatement
+    # ("论文指出，扩散模型隐式定义了…" said twice) 0.85, and a repeated B-cosification sentence in a new-user probe 0.88
+    repeat_share: float = Field(0.8, ge=0.0, le=1.0, description="repeat: a sentence is dropped when one earlier "
+                                "sentence of the answer holds this share of its units")
+    repeat_min_units: int = Field(3, ge=1, description="repeat: sentences of fewer units are never dropped as repeats "
+                                  "(\"It needs no training [1].\" is kept)")
+    cited_support_share: float = Field(0.34, ge=0.0, le=1.0, description="a cited sentence is kept only when what it "
+                                       "cites holds this share of its content words (stemmed; the question's not "
+                                       "counted)")
+    support_share: float = Field(0.6, ge=0.0, le=1.0, description="cite-supported: an uncited sentence is credited "
+                                 "to the source whose label and evidence hold this share of its content words")
+    support_min_words: int = Field(1, ge=0, description="cite-supported: content words an uncited sentence must share "
+                                   "with that source when the answer cites others")
+    support_min_words_uncited: int = Field(3, ge=0, description="cite-supported: the same when the answer cites "
+                                           "nothing and every source is a candidate (\"It is a graph network that "
+                                           "is good.\" shares two with a GNN abstract)")
+    top_up_below: int = Field(3, ge=0, description="quote-top-up: an answer of fewer sentences gets its first cited "
+                              "paper's closest sentences, quoted")
+    top_up_most: int = Field(2, ge=0, description="quote-top-up: the most sentences quoted")
+    extractive_papers: int = Field(3, ge=1, description="papers quoted by the extractive fallback (the model refused "
+                                   "or wrote no supported sentence)")
+
+
+class QuerySettings(BaseModel):
+    """Counts that decide how a question's words are read: its method names (retrieval/name_gate.py) and its typing
+    slips (query/spelling.py). Settings.query; set one with RAGQA_QUERY__<NAME>."""
+
+    model_config = ConfigDict(frozen=True)
+
+    # a design choice, not fitted
+    own_name_papers: int = Field(2, ge=1, description="a name an abstract introduces names that paper when at most "
+                                 "this many indexed papers carry it (its own, and one that cites or compares with it)")
+    spelling_min_papers: int = Field(2, ge=1, description="a question word no paper has is corrected only to a term "
+                                     "of at least this many papers")
+
+
 class Settings(BaseSettings):
     """Defaults run offline on a 2-core CPU; override with RAGQA_<NAME> or keyword arguments."""
 
-    model_config = SettingsConfigDict(env_prefix="RAGQA_", extra="ignore")
+    # "__" reaches into the nested models (RAGQA_GUARDS__REPEAT_SHARE=0.9): no flat field's name holds it, and only
+    # nested (complex) fields are split on it
+    model_config = SettingsConfigDict(env_prefix="RAGQA_", extra="ignore", env_nested_delimiter="__")
 
     # where things live
     data_dir: Path = PROJECT_DIR / "data"
@@ -94,6 +148,10 @@ class Settings(BaseSettings):
                                           "default: the committed one for the embedding model")
     topical_file: Path | None = Field(None, description="topical relevance model (python -m evals.topical); "
                                       "default: the committed one for the embedding model")
+    guards: GuardSettings = Field(default_factory=GuardSettings, description="thresholds of the answer's checks "
+                                  "and repairs (GuardSettings)")
+    query: QuerySettings = Field(default_factory=QuerySettings, description="counts that decide how a question's "
+                                 "names and spellings are read (QuerySettings)")
     # UI
     ui_auth: str | None = Field(None, description="'user:password' enables login when exposed")
 

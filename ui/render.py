@@ -57,8 +57,8 @@ def highlight(text: str, sentences: tuple[str, ...] | list[str]) -> str:
 # coverage (Answer.coverage) as a visible badge: the label, and what it means on hover
 COVERAGE_BADGES = {
     "answered": ("✅ Answered from the indexed papers", "The cited papers answer this question."),
-    "related": ("🔶 Related papers only", "Papers on the subject were found, none answering the specific ask: "
-                "the closest are listed, not an answer."),
+    "related": ("🔶 Related papers only", "Papers on the subject were found, none clearly answering the specific "
+                "ask: the closest are shown with what they do, not as an answer."),
 }
 NO_ABSTRACT_NOTE = ("No abstract in the library: this paper is searchable and listed by its title, authors, venue and "
                     "year, and never quoted as evidence. Import a record with its abstract to ask about its content.")

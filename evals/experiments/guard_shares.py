@@ -1,5 +1,5 @@
-"""Experiment (a probe, not a stage): the shares the example-leak and repeat guards threshold (guards.LEAK_SHARE,
-REPEAT_SHARE), over every model-written sentence of the given answer reports or `ragqa ask --batch --json` outputs:
+"""Experiment (a probe): the shares the example-leak and repeat guards threshold (settings.guards.leak_share,
+repeat_share), over every model-written sentence of the given answer reports or `ragqa ask --batch --json` outputs:
 per sentence its share of units that are the worked examples' (and in neither its question nor its cited papers), and
 its largest share held by one earlier sentence of the same answer. Prints the top of each distribution.
 

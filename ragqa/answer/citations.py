@@ -27,11 +27,13 @@ from ragqa.answer.guards import (
 )
 from ragqa.answer.naming import own_name, paper_name
 from ragqa.answer.records import Citation, Source
+from ragqa.config import GuardSettings
 from ragqa.ingest.paper import authors_of
 from ragqa.text.clean import CJK
 from ragqa.text.sentences import BEFORE_STOP, content_words, text_units
 
 _MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
+_DEFAULT = GuardSettings()
 
 
 def parse_markers(text: str) -> list[tuple[str, list[int]]]:
@@ -65,13 +67,15 @@ def split_answer_sentences(text: str) -> list[str]:
     return out
 
 
-def supporting_source(sentence: str, sources: list[Source], allowed: set[int], min_shared: int = 1) -> int | None:
+def supporting_source(sentence: str, sources: list[Source], allowed: set[int],
+                      min_shared: int = _DEFAULT.support_min_words,
+                      share: float = _DEFAULT.support_share) -> int | None:
     """The allowed source (those the answer cites, or every source when it cites none) whose label + evidence
-    contain most of an uncited sentence's content words (at least 60%), or None: then the sentence is unsupported.
-    A sentence that is little more than a paper's name ("Fine-Tuning Enhances Existing.." for a label cut short)
-    claims nothing: None. A Chinese sentence is not compared word by word (as a cited one is not): it gets the one
-    source the answer cites elsewhere, or the only source the model was given, or among several the one that holds
-    every Latin-letter name it writes. `min_shared`: content words the sentence must share with that source."""
+    contain most of an uncited sentence's content words (at least `share`: 60%), or None: then the sentence is
+    unsupported. A sentence that is little more than a paper's name ("Fine-Tuning Enhances Existing.." for a label
+    cut short) claims nothing: None. A Chinese sentence is not compared word by word (as a cited one is not): it gets
+    the one source the answer cites elsewhere, or the only source the model was given, or among several the one that
+    holds every Latin-letter name it writes. `min_shared`: content words the sentence must share with that source."""
     if CJK.search(sentence):
         only = allowed or ({sources[0].n} if len(sources) == 1 else set())
         if len(only) == 1:
@@ -90,7 +94,7 @@ def supporting_source(sentence: str, sources: list[Source], allowed: set[int], m
         found = len(words & content_words(" ".join(s.evidence) + " " + (s.hit.meta.get("label") or "")))
         if found / len(words) > score:
             best, score, shared = s.n, found / len(words), found
-    return best if score >= 0.6 and shared >= min_shared else None
+    return best if score >= share and shared >= min_shared else None
 
 
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9*+-]*[A-Z0-9*+-][A-Za-z0-9*+-]*|[A-Z][a-z]{2,}")
@@ -109,12 +113,13 @@ def _record_text(source: Source) -> str:
                                      *source.evidence))
 
 
-def _supported(sentence: str, cited: list[Source], minimum: float = 0.34, question: str = "") -> bool:
-    """A cited sentence must share at least a third of its content words (stemmed: finding = find) with what it cites
-    (label + evidence), however short it is ("The 2022 World Cup was won by France [1]." shares none). Words it takes
-    from the `question` are no evidence: what it adds must be in the sources ("Yes, the vector field must be
-    conservative [1]." for "Does it need to be conservative?" adds only "must"; "… is derived in the paper [1]."
-    only "derived"). A sentence of the question's words alone is the echo guard's to judge. Checks English only: a
+def _supported(sentence: str, cited: list[Source], minimum: float = _DEFAULT.cited_support_share,
+               question: str = "") -> bool:
+    """A cited sentence must share at least a third (`minimum`) of its content words (stemmed: finding = find) with
+    what it cites (label + evidence), however short it is ("The 2022 World Cup was won by France [1]." shares none).
+    Words it takes from the `question` are no evidence: what it adds must be in the sources ("Yes, the vector field
+    must be conservative [1]." for "Does it need to be conservative?" adds only "must"; "… is derived in the paper
+    [1]." only "derived"). A sentence of the question's words alone is the echo guard's to judge. Checks English only: a
     Chinese sentence is not compared word by word."""
     if CJK.search(sentence):
         return True
@@ -171,8 +176,10 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
     recorded in `fired`) names one (cite_named), or is found in the evidence of a source the answer
     cites elsewhere (then that marker is added). A subjectless sentence gets its paper's name; one that only
     restates the `question` is dropped (guard echo), and so is one that repeats the prompt's worked `examples`
-    instead of the sources (guard example-leak) or says again what an earlier sentence said (guard repeat)."""
+    instead of the sources (guard example-leak) or says again what an earlier sentence said (guard repeat). The
+    thresholds are the profile's knobs (config.GuardSettings)."""
     profile = profile or PROFILES["small"]
+    knobs = profile.knobs
     fired = fired if fired is not None else []
     by_n = {s.n: s for s in sources}
     valid = set(by_n)
@@ -209,16 +216,17 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
             dropped.append(cleaned)
             continue
         if (examples and profile.on(EXAMPLE_LEAK) and re.search(r"\w", cleaned)
-                and leaks_example(cleaned, examples, given, question)):
+                and leaks_example(cleaned, examples, given, question, knobs)):
             fired.append(EXAMPLE_LEAK)
             dropped.append(cleaned)
             continue
         units = text_units(_MARKER.sub(" ", cleaned))
-        if profile.on(REPEAT) and repeats(units, said):
+        if profile.on(REPEAT) and repeats(units, said, knobs):
             fired.append(REPEAT)
             dropped.append(cleaned)
             continue
-        if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here], question=question):
+        if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here],
+                                           knobs.cited_support_share, question):
             dropped.append(cleaned)  # cites a source that does not contain what it claims
             continue
         if numbers_here and profile.on(GROUNDED_NUMBERS) and ungrounded_figures(
@@ -248,9 +256,11 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
             said.append(units)
     # an answer that cites nothing at all is compared with every source it was given: the same 60% test, and at least
     # three words in common ("It is a graph network that is good." shares two with a GNN abstract and says nothing)
-    allowed, min_shared = (set(cited), 1) if cited else (set(by_n), 3)
+    allowed, min_shared = ((set(cited), knobs.support_min_words) if cited
+                           else (set(by_n), knobs.support_min_words_uncited))
     for position, sentence in pending:
-        n = supporting_source(sentence, sources, allowed, min_shared) if profile.on(CITE_SUPPORTED) else None
+        n = (supporting_source(sentence, sources, allowed, min_shared, knobs.support_share)
+             if profile.on(CITE_SUPPORTED) else None)
         if n is None:
             dropped.append(sentence)
         else:

@@ -13,7 +13,7 @@ from ragqa.answer.citations import split_answer_sentences
 from ragqa.answer.messages import messages
 from ragqa.answer.naming import own_name, paper_name
 from ragqa.answer.records import Source
-from ragqa.config import Settings
+from ragqa.config import GuardSettings, Settings
 from ragqa.ingest.paper import authors_of, without_abstract
 from ragqa.retrieval.retrieve import SearchResult
 from ragqa.text.clean import CJK
@@ -265,10 +265,15 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
     return head + "\n" + "\n".join(lines)
 
 
-def extractive_answer(sources: list[Source], question: str, max_papers: int = 3) -> tuple[str, list[int]]:
-    """The honest fallback: what each top paper says closest to the question, its own sentences before its
-    background (Source.closest), quoted and cited: two sentences of the best paper (in abstract order), one of each
-    other. Each quote is headed by the paper's title, as list items are (a short method name is for running prose)."""
+_GUARDS = GuardSettings()
+
+
+def extractive_answer(sources: list[Source], question: str,
+                      max_papers: int = _GUARDS.extractive_papers) -> tuple[str, list[int]]:
+    """The honest fallback: what each of the top `max_papers` papers (Settings.guards.extractive_papers) says closest
+    to the question, its own sentences before its background (Source.closest), quoted and cited: two sentences of the
+    best paper (in abstract order), one of each other. Each quote is headed by the paper's title, as list items are (a
+    short method name is for running prose)."""
     lines, cited = [], []
     for rank, s in enumerate(sources[:max_papers]):
         picked = list(s.closest[: 2 if rank == 0 else 1] or s.evidence[:1])
@@ -283,10 +288,11 @@ def extractive_answer(sources: list[Source], question: str, max_papers: int = 3)
     return head + "\n" + "\n".join(f"- {line}" for line in lines), cited
 
 
-def quote_top_up(text: str, sources: list[Source], cited: list[int], question: str, minimum: int = 3,
-                 most: int = 2) -> str:
-    """A thin answer (under `minimum` sentences) gets up to `most` of its first cited paper's sentences
-    closest to the question, quoted and cited, that it does not already state (half their content words)."""
+def quote_top_up(text: str, sources: list[Source], cited: list[int], question: str,
+                 minimum: int = _GUARDS.top_up_below, most: int = _GUARDS.top_up_most) -> str:
+    """A thin answer (under `minimum` sentences: Settings.guards.top_up_below) gets up to `most` (top_up_most) of its
+    first cited paper's sentences closest to the question, quoted and cited, that it does not already state (half
+    their content words)."""
     have = len(split_answer_sentences(text))
     source = next((s for s in sources if cited and s.n == cited[0]), None)
     if source is None or have >= minimum:

@@ -76,7 +76,7 @@ def explain(ctx: AnswerContext) -> Iterator[Event]:
     if cited:
         answer_text = _guarded(answer_text, sources, cited, ctx.question, profile, fired)
     else:
-        answer_text, cited = extractive_answer(sources, ctx.question)
+        answer_text, cited = extractive_answer(sources, ctx.question, profile.knobs.extractive_papers)
         mode, why = "extractive", "model refused" if refused else "no supported sentence"
         fired += [REFUSAL_TO_QUOTES] if refused else []
     coverage = judgement.coverage or "answered"
@@ -91,7 +91,8 @@ def explain(ctx: AnswerContext) -> Iterator[Event]:
 def _guarded(text: str, sources, cited, question: str, profile, fired: list[str]) -> str:
     """The repairs a model profile turns on that work on a cited answer, each listed in `fired` when it changed it."""
     for guard, repair in ((NAME_BARE_MARKERS, lambda t: name_bare_markers(t, sources)),
-                          (QUOTE_TOP_UP, lambda t: quote_top_up(t, sources, cited, question))):
+                          (QUOTE_TOP_UP, lambda t: quote_top_up(t, sources, cited, question, profile.knobs.top_up_below,
+                                                            profile.knobs.top_up_most))):
         if profile.on(guard):
             repaired = repair(text)
             fired += [guard] if repaired != text else []

@@ -12,7 +12,9 @@ answer honest (every sentence cites a source that contains it) are not guards: t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+
+from ragqa.config import GuardSettings
 
 CITE_NAMED = "cite-named"  # a sentence naming a source, without its marker, cites it
 # an uncited sentence found in a cited source's evidence (or the only source given) gets that marker
@@ -36,6 +38,7 @@ GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_T
 class ModelProfile:
     name: str
     guards: frozenset[str]
+    knobs: GuardSettings = field(default_factory=GuardSettings)  # the thresholds its guards and checks use (Settings)
 
     def on(self, guard: str) -> bool:
         return guard in self.guards
@@ -56,8 +59,9 @@ PROFILES = {
 def profile_for(settings) -> ModelProfile:
     """Settings.model_profile; "auto" is "small": the backend does not say which model serves it (the
     served deployment runs the packaged 1.5B behind an OpenAI-compatible server). Choose "strong" for a
-    capable model."""
-    return PROFILES["small" if settings.model_profile == "auto" else settings.model_profile]
+    capable model. Its knobs are Settings.guards."""
+    return replace(PROFILES["small" if settings.model_profile == "auto" else settings.model_profile],
+                   knobs=settings.guards)
 
 
 # a sentence that opens with a lower-case verb of what a paper does ("introduces", "proposes") has lost its subject
@@ -118,18 +122,15 @@ class WorkedExamples:
     names: tuple[str, ...]
 
 
-# a sentence leaks when at least half of its units (beyond the question's and the sources') are the examples' own:
-# over the model sentences of the committed answer reports and a new-user probe, correct sentences reach at most 0.14
-# and the two copied ones 0.71 and 1.0 (the KV-cache example, in Chinese answers about B-cosification);
-# python -m evals.experiments.guard_shares evals/reports/answers-*.json evals/reports/newuser-probe-20261204.jsonl
-LEAK_SHARE = 0.5
+_DEFAULT = GuardSettings()
 
 
-def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, question: str) -> bool:
+def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, question: str,
+                  knobs: GuardSettings = _DEFAULT) -> bool:
     """True when the sentence repeats a worked example instead of the sources: it names an example's paper that no
-    source names, or half its units are the examples' wording, found neither in the question nor in the sources
-    (a Chinese sentence's character pairs cannot be in an English abstract, so they count unless the question has
-    them)."""
+    source names, or half its units (knobs.leak_share, at least knobs.leak_min_units of them: config.GuardSettings)
+    are the examples' wording, found neither in the question nor in the sources (a Chinese sentence's character pairs
+    cannot be in an English abstract, so they count unless the question has them)."""
     from ragqa.text.sentences import text_units
 
     plain = _MARKERS.sub(" ", sentence)
@@ -142,19 +143,14 @@ def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, qu
         return False
     leaked = (units & examples.units) - text_units(sources_text)
     # one shared word is no copy: "Yes, X keeps its interpretability ... [1]" for "Does X keep ...?" has only "keeps"
-    return len(leaked) >= 2 and len(leaked) / len(units) >= LEAK_SHARE
+    return len(leaked) >= knobs.leak_min_units and len(leaked) / len(units) >= knobs.leak_share
 
 
-# a sentence repeats an earlier one when that one holds at least this share of its units: over the later sentences of
-# the committed answer reports (same command), new English sentences reach at most 0.71, a Chinese restatement
-# ("论文指出，扩散模型隐式定义了…" said twice) 0.85, and a repeated B-cosification sentence in a new-user probe 0.88
-REPEAT_SHARE = 0.8
-REPEAT_MIN_UNITS = 3  # a share of one or two units says little: "It needs no training [1]." is kept
-
-
-def repeats(units: frozenset[str], earlier: list[frozenset[str]]) -> bool:
-    """True when one earlier sentence of the answer already holds REPEAT_SHARE of these units (text_units)."""
-    return len(units) >= REPEAT_MIN_UNITS and any(len(units & e) / len(units) >= REPEAT_SHARE for e in earlier)
+def repeats(units: frozenset[str], earlier: list[frozenset[str]], knobs: GuardSettings = _DEFAULT) -> bool:
+    """True when one earlier sentence of the answer already holds knobs.repeat_share of these units (text_units), and
+    they are at least knobs.repeat_min_units: a share of one or two units says little."""
+    return (len(units) >= knobs.repeat_min_units
+            and any(len(units & e) / len(units) >= knobs.repeat_share for e in earlier))
 
 
 # a figure worth checking: two or more digits, or a decimal, or a percentage ("17.4", "10,000", "3%", "2x" is not one);

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from ragqa.config import QuerySettings
 from ragqa.text.terms import terms
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _WORD = re.compile(r"(?<![\w'’-])[a-z]{5,}(?![\w'’-])")
-MIN_PAPERS = 2  # a correction must be a term of at least this many papers
+MIN_PAPERS = QuerySettings().spelling_min_papers  # a correction must be a term of at least this many papers
 
 
 def slips(word: str) -> set[str]:
@@ -39,11 +40,12 @@ def _term(word: str) -> str | None:
 
 
 def corrections(text: str, frequencies: Callable[[list[str]], dict[str, int]],
-                dictionary: frozenset[str] = frozenset()) -> dict[str, str]:
+                dictionary: frozenset[str] = frozenset(), min_papers: int = MIN_PAPERS) -> dict[str, str]:
     """word as typed -> the term it was meant to be, for each word of `text` that no indexed paper has, is no word of
-    `dictionary` (English words: turned, diving), and whose term is one slip away from a term of at least MIN_PAPERS
-    papers (the most frequent one). `frequencies(terms) -> {term: papers}`. Slips are made on the term (plural
-    folded), so a plural never gains a letter before its s (articulates -> articulateds)."""
+    `dictionary` (English words: turned, diving), and whose term is one slip away from a term of at least `min_papers`
+    papers (Settings.query.spelling_min_papers; the most frequent one). `frequencies(terms) -> {term: papers}`. Slips
+    are made on the term (plural folded), so a plural never gains a letter before its s (articulates ->
+    articulateds)."""
     words = {w: t for w in dict.fromkeys(_WORD.findall(text)) if w not in dictionary and (t := _term(w))}
     if not words:
         return {}
@@ -54,7 +56,7 @@ def corrections(text: str, frequencies: Callable[[list[str]], dict[str, int]],
             continue
         options = {t for s in slips(term) if (t := _term(s)) and t != term}
         found = frequencies(list(options))
-        best = max((t for t in found if found[t] >= MIN_PAPERS), key=lambda t: (found[t], t), default=None)
+        best = max((t for t in found if found[t] >= min_papers), key=lambda t: (found[t], t), default=None)
         if best:
             out[word] = best
     return out

@@ -21,10 +21,6 @@ _GENERIC = {"llm", "llms", "ml", "ai", "rl", "nlp", "gnn", "gnns", "cnn", "cnns"
 _ACRONYM = re.compile(r"[A-Z]+(?:-[A-Z]+)*")  # TRACE, CMA-ES: an acronym, hyphenated or not
 _CAPS = re.compile(r"(?<![\w-])[A-Z][\w-]+(?: [A-Z][\w-]+)+(?![\w-])")
 
-# at most this many indexed papers may carry a name an abstract introduces for it to name that paper (its own, and a
-# paper that cites or compares with it); a design choice, not fitted
-_OWN_NAME = 2
-
 
 class NameLookups:
     """Part of Searcher: look-ups of the names a question uses (needs the views of CollectionViews)."""
@@ -99,16 +95,17 @@ class NameLookups:
                 else:
                     found += self._names[key]
         # a name an abstract introduces counts when it is that paper's own (one look-up a name)
+        own = self.settings.query.own_name_papers
         for key, word in introduced.items():
-            if self.names.mentioned_by(word, _OWN_NAME + 1) <= _OWN_NAME:
+            if self.names.mentioned_by(word, own + 1) <= own:
                 found += self._names[key]
         # any other word written as a name ("p-annealing", "t-SNE", "InstructGPT") names the paper whose abstract
-        # introduces it, when that is its own (at most _OWN_NAME papers carry it): every name an abstract introduces,
+        # introduces it, when that is its own (at most `own` papers carry it): every name an abstract introduces,
         # not only its label
         for word in name_like_words(query):
             if not any(k in self._names
                        for k in (name_key(word), "~" + name_key(word), "=" + name_key(word, cased=True))):
-                found += self.names.own_papers(word, _OWN_NAME)
+                found += self.names.own_papers(word, own)
         return [p for p in dict.fromkeys(found) if allowed is None or p in allowed]
 
     def _spelled(self, typed: list[str]) -> list[str]:

@@ -57,7 +57,8 @@ def read_question(searcher, question: str, filters: Filters | None = None, histo
     if topic_words != query:
         query = topic_words
         notes.append(f"searched without its recency words: {query}")
-    fixes = corrections(query, searcher.index.catalog.term_frequencies, english_words())
+    fixes = corrections(query, searcher.index.catalog.term_frequencies, english_words(),
+                        min_papers=searcher.settings.query.spelling_min_papers)
     if fixes:  # "concept bottlenck models": a word no paper has, one slip from one that several have
         query = correct(query, fixes)
         notes.append("spelling: " + ", ".join(f"{typed} -> {meant}" for typed, meant in fixes.items()))

@@ -23,7 +23,7 @@ from ragqa.query.request import Filters
 from ragqa.retrieval.collection import CollectionViews
 from ragqa.retrieval.filtering import FilterViews
 from ragqa.retrieval.hits import Hit
-from ragqa.retrieval.name_gate import _OWN_NAME, NameLookups
+from ragqa.retrieval.name_gate import NameLookups
 from ragqa.retrieval.reading import read_question
 from ragqa.store.index import PaperIndex
 
@@ -181,9 +181,11 @@ class Searcher(CollectionViews, FilterViews, NameLookups):
             cosine[pid] = 1.0
         written = _plain(f"{query} {own_words}")
         for pid, (_, hit) in best.items():  # a title the question writes out names its paper as a method name does,
-            # when it is that paper's own phrase (at most _OWN_NAME papers carry it, like a name an abstract introduces)
+            # when it is that paper's own phrase (at most settings.query.own_name_papers carry it, like a name an
+            # abstract introduces)
             title = _written_title(written, hit.node.metadata.get("title") or "") if cosine.get(pid) != 1.0 else None
-            if title and self.names.mentioned_by(title, _OWN_NAME + 1) <= _OWN_NAME:
+            own = self.settings.query.own_name_papers
+            if title and self.names.mentioned_by(title, own + 1) <= own:
                 scores[pid] = scores.get(pid, 0.0) + 1.0
                 cosine[pid] = 1.0
         ranked_ids = sorted(scores, key=lambda p: (-scores[p], p))[:k]
