@@ -57,8 +57,8 @@ def corrections(text: str, frequencies: Callable[[list[str]], dict[str, int]],
         options = {t for s in slips(term) if (t := _term(s)) and t != term}
         found = frequencies(list(options))
         best = max((t for t in found if found[t] >= min_papers), key=lambda t: (found[t], t), default=None)
-        if best:
-            out[word] = best
+        if best:  # the typed word's folded plural s goes back on (supresses -> suppresses, not suppresse)
+            out[word] = best + word[len(term):] if word.startswith(term) else best
     return out
 
 

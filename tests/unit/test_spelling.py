@@ -16,6 +16,14 @@ def test_a_slip_inside_a_word_is_corrected_to_the_term_papers_have():
     assert correct("concept bottlenck models", fixes) == "concept bottleneck models"
 
 
+def test_a_corrected_plural_keeps_its_s():
+    # the slip is found on the folded term (supresse), the correction is written as the word was typed: a plural
+    known = {"suppresse", "bottleneck"}
+    fixes = corrections("it supresses the bottlencks", lambda ts: {t: 5 for t in ts if t in known})
+    assert fixes == {"supresses": "suppresses", "bottlencks": "bottlenecks"}
+    assert correct("it supresses the bottlencks", fixes) == "it suppresses the bottlenecks"
+
+
 def test_real_words_names_and_rare_terms_are_left_alone():
     assert corrections("which layers turned out to matter", frequencies, frozenset({"turned"})) == {}  # an English word
     assert corrections("What is NeWRF?", frequencies) == {}  # as typed with capitals: a name, the name check's to judge
