@@ -145,13 +145,26 @@ def jsonl_records(lines):
         yield f"line {number}", record if isinstance(record, dict) else "not a JSON object"
 
 
+def _next_row(reader):
+    """The reader's next row with fields of any length: csv's field-size limit is process-wide, so it is raised only
+    while this reader parses, and put back for every other reader in the process."""
+    before = csv.field_size_limit(2**31 - 1)
+    try:
+        return next(reader)
+    finally:
+        csv.field_size_limit(before)
+
+
 def csv_records(text: str, delimiter: str):
     """Rows as dicts (like csv.DictReader) with the physical line each starts on; fields of any length.
     Not DictReader: it skips blank lines unseen, so the line a row starts on would be lost."""
-    csv.field_size_limit(2**31 - 1)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    fields = None
     try:
-        fields = next((row for row in reader if row), None)
+        while not fields:
+            fields = _next_row(reader)
+    except StopIteration:  # no header at all
+        fields = None
     except csv.Error as exc:
         raise ListingError(f"CSV header unreadable ({exc}). Save it as plain CSV.") from None
     if not fields or "abstract" not in fields:
@@ -160,7 +173,7 @@ def csv_records(text: str, delimiter: str):
     while True:
         start = reader.line_num + 1
         try:
-            row = next(reader)
+            row = _next_row(reader)
         except StopIteration:
             return
         except csv.Error as exc:

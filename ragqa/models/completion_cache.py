@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,6 +22,7 @@ class CachedCompletions:
         self._load, self._llm, self.path, self.model = load, None, Path(path), model
         self._lock = threading.Lock()
         self.hits = self.misses = 0
+        self.read_only = False
         self._kept: dict[str, str] = {}
         if self.path.exists():
             for line in self.path.read_text(encoding="utf-8").splitlines():
@@ -46,7 +48,13 @@ class CachedCompletions:
         with self._lock:
             self.misses += 1
             self._kept[key] = text
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as out:
-                out.write(json.dumps({"key": key, "text": text}, ensure_ascii=False) + "\n")
+            if not self.read_only:
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    with self.path.open("a", encoding="utf-8") as out:
+                        out.write(json.dumps({"key": key, "text": text}, ensure_ascii=False) + "\n")
+                except OSError as exc:  # a read-only checkout or a full disk: kept for this run only, said once
+                    self.read_only = True
+                    print(f"Not keeping completions in {self.path} ({exc.strerror or exc}); this run keeps them in "
+                          "memory.", file=sys.stderr)
         return SimpleNamespace(text=text)

@@ -371,3 +371,16 @@ def test_a_real_world_bib_keeps_colliding_keys_and_sloppy_author_lists(tmp_path)
     assert ([w.source for w in report.warnings] == ["icml.bib:luo2024sloppy"]
             and "weihongluo" in report.warnings[0].reason)
     assert {dict(p.extra)["citekey"] for p in report.papers[:2]} == {"li2024learning"}  # the user's key, as written
+
+
+def test_a_csv_with_a_huge_field_is_read_without_raising_the_process_wide_field_limit():
+    """csv's field-size limit is process-wide: reading a long abstract raises it only while that reader parses."""
+    import csv
+
+    from ragqa.ingest.records import csv_records
+
+    before = csv.field_size_limit()
+    rows = list(csv_records("title,abstract\nT," + "x" * (before + 10) + "\n", ","))
+    assert len(rows[0][1]["abstract"]) == before + 10 and csv.field_size_limit() == before
+    with pytest.raises(Exception, match="abstract"):
+        list(csv_records("", ","))

@@ -91,6 +91,20 @@ def test_rewrites_are_cached_per_model_and_prompt(tmp_path):
     assert CachedCompletions(load, path, "model-a").complete("translate: 你好", max_tokens=80).text
 
 
+def test_a_cache_that_cannot_be_written_still_answers_and_says_so_once(tmp_path, capsys):
+    from ragqa.models.completion_cache import CachedCompletions
+
+    class Echo:
+        def complete(self, prompt, **kwargs):
+            return type("R", (), {"text": prompt.upper()})()
+
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")
+    cache = CachedCompletions(lambda: Echo(), blocked / "rewrites.jsonl", "m")  # its folder is a file: not writable
+    assert cache.complete("a").text == "A" and cache.complete("b").text == "B" and cache.complete("a").text == "A"
+    assert capsys.readouterr().err.count("Not keeping completions") == 1 and cache.hits == 1
+
+
 def test_the_pipeline_serves_rewrites_from_its_cache_with_one_model(tmp_path):
     from ragqa.config import Settings
     from ragqa.pipeline import Pipeline
