@@ -77,6 +77,16 @@ class ScriptedLLM(CustomLLM):
         return gen()
 
 
+def labelled_source(n, label, evidence):
+    """Source `n`, a paper labelled (and titled) `label` whose evidence is the `evidence` sentences."""
+    from ragqa.answer.records import Source
+    from ragqa.retrieval.hits import Hit
+
+    meta = {"label": label, "title": label, "text": " ".join(evidence), "venue": "ICLR 2024"}
+    return Source(n=n, hit=Hit(paper_id=f"p{n}", score=1.0, relevance=0.6, text=" ".join(evidence), meta=meta),
+                  evidence=tuple(evidence))
+
+
 def fake_sources(n=3, sentences=2):
     """`n` retrieved sources, numbered from 1, each with `sentences` evidence sentences."""
     from ragqa.answer.records import Source

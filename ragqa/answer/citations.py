@@ -9,6 +9,7 @@ import re
 from ragqa.answer.guards import (
     CITE_NAMED,
     CITE_SUPPORTED,
+    DEFAULT_KNOBS,
     ECHO,
     EXAMPLE_LEAK,
     GROUNDED_NUMBERS,
@@ -27,13 +28,11 @@ from ragqa.answer.guards import (
 )
 from ragqa.answer.naming import own_name, paper_name
 from ragqa.answer.records import Citation, Source
-from ragqa.config import GuardSettings
 from ragqa.ingest.paper import authors_of
 from ragqa.text.clean import CJK
 from ragqa.text.sentences import BEFORE_STOP, content_words, text_units
 
 _MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
-_DEFAULT = GuardSettings()
 
 
 def parse_markers(text: str) -> list[tuple[str, list[int]]]:
@@ -68,8 +67,8 @@ def split_answer_sentences(text: str) -> list[str]:
 
 
 def supporting_source(sentence: str, sources: list[Source], allowed: set[int],
-                      min_shared: int = _DEFAULT.support_min_words,
-                      share: float = _DEFAULT.support_share) -> int | None:
+                      min_shared: int = DEFAULT_KNOBS.support_min_words,
+                      share: float = DEFAULT_KNOBS.support_share) -> int | None:
     """The allowed source (those the answer cites, or every source when it cites none) whose label + evidence
     contain most of an uncited sentence's content words (at least `share`: 60%), or None: then the sentence is
     unsupported. A sentence that is little more than a paper's name ("Fine-Tuning Enhances Existing.." for a label
@@ -113,7 +112,7 @@ def _record_text(source: Source) -> str:
                                      *source.evidence))
 
 
-def _supported(sentence: str, cited: list[Source], minimum: float = _DEFAULT.cited_support_share,
+def _supported(sentence: str, cited: list[Source], minimum: float = DEFAULT_KNOBS.cited_support_share,
                question: str = "") -> bool:
     """A cited sentence must share at least a third (`minimum`) of its content words (stemmed: finding = find) with
     what it cites (label + evidence), however short it is ("The 2022 World Cup was won by France [1]." shares none).

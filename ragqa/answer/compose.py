@@ -10,10 +10,11 @@ import re
 import numpy as np
 
 from ragqa.answer.citations import split_answer_sentences
+from ragqa.answer.guards import DEFAULT_KNOBS
 from ragqa.answer.messages import messages
 from ragqa.answer.naming import own_name, paper_name
 from ragqa.answer.records import Source
-from ragqa.config import GuardSettings, Settings
+from ragqa.config import Settings
 from ragqa.ingest.paper import authors_of, without_abstract
 from ragqa.retrieval.retrieve import SearchResult
 from ragqa.text.clean import CJK
@@ -265,11 +266,8 @@ def group_text(question: str, key: str, rows, total: int, rule: dict | None, que
     return head + "\n" + "\n".join(lines)
 
 
-_GUARDS = GuardSettings()
-
-
 def extractive_answer(sources: list[Source], question: str,
-                      max_papers: int = _GUARDS.extractive_papers) -> tuple[str, list[int]]:
+                      max_papers: int = DEFAULT_KNOBS.extractive_papers) -> tuple[str, list[int]]:
     """The honest fallback: what each of the top `max_papers` papers (Settings.guards.extractive_papers) says closest
     to the question, its own sentences before its background (Source.closest), quoted and cited: two sentences of the
     best paper (in abstract order), one of each other. Each quote is headed by the paper's title, as list items are (a
@@ -289,7 +287,7 @@ def extractive_answer(sources: list[Source], question: str,
 
 
 def quote_top_up(text: str, sources: list[Source], cited: list[int], question: str,
-                 minimum: int = _GUARDS.top_up_below, most: int = _GUARDS.top_up_most) -> str:
+                 minimum: int = DEFAULT_KNOBS.top_up_below, most: int = DEFAULT_KNOBS.top_up_most) -> str:
     """A thin answer (under `minimum` sentences: Settings.guards.top_up_below) gets up to `most` (top_up_most) of its
     first cited paper's sentences closest to the question, quoted and cited, that it does not already state (half
     their content words)."""

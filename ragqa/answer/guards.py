@@ -12,9 +12,13 @@ answer honest (every sentence cites a source that contains it) are not guards: t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from ragqa.config import GuardSettings
+
+# Settings.guards' defaults (frozen): a profile's knobs and the checks' default arguments here, in citations.py and
+# compose.py
+DEFAULT_KNOBS = GuardSettings()
 
 CITE_NAMED = "cite-named"  # a sentence naming a source, without its marker, cites it
 # an uncited sentence found in a cited source's evidence (or the only source given) gets that marker
@@ -38,7 +42,7 @@ GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_T
 class ModelProfile:
     name: str
     guards: frozenset[str]
-    knobs: GuardSettings = field(default_factory=GuardSettings)  # the thresholds its guards and checks use (Settings)
+    knobs: GuardSettings = DEFAULT_KNOBS  # the thresholds its guards and checks use (Settings)
 
     def on(self, guard: str) -> bool:
         return guard in self.guards
@@ -122,11 +126,8 @@ class WorkedExamples:
     names: tuple[str, ...]
 
 
-_DEFAULT = GuardSettings()
-
-
 def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, question: str,
-                  knobs: GuardSettings = _DEFAULT) -> bool:
+                  knobs: GuardSettings = DEFAULT_KNOBS) -> bool:
     """True when the sentence repeats a worked example instead of the sources: it names an example's paper that no
     source names, or half its units (knobs.leak_share, at least knobs.leak_min_units of them: config.GuardSettings)
     are the examples' wording, found neither in the question nor in the sources (a Chinese sentence's character pairs
@@ -146,7 +147,8 @@ def leaks_example(sentence: str, examples: WorkedExamples, sources_text: str, qu
     return len(leaked) >= knobs.leak_min_units and len(leaked) / len(units) >= knobs.leak_share
 
 
-def repeats(units: frozenset[str], earlier: list[frozenset[str]], knobs: GuardSettings = _DEFAULT) -> bool:
+def repeats(units: frozenset[str], earlier: list[frozenset[str]],
+            knobs: GuardSettings = DEFAULT_KNOBS) -> bool:
     """True when one earlier sentence of the answer already holds knobs.repeat_share of these units (text_units), and
     they are at least knobs.repeat_min_units: a share of one or two units says little."""
     return (len(units) >= knobs.repeat_min_units

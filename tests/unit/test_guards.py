@@ -16,16 +16,10 @@ from ragqa.answer.guards import (
     name_subject,
     profile_for,
 )
-from ragqa.answer.records import Source
 from ragqa.config import Settings
-from ragqa.retrieval.hits import Hit
-from tests.fakes import ScriptedLLM
+from tests.fakes import ScriptedLLM, labelled_source
 
-
-def _source(n, label, evidence):
-    meta = {"label": label, "title": label, "text": " ".join(evidence), "venue": "ICLR 2024"}
-    return Source(n=n, hit=Hit(paper_id=f"p{n}", score=1.0, relevance=0.6, text=" ".join(evidence), meta=meta),
-                  evidence=tuple(evidence))
+_source = labelled_source
 
 
 SOURCES = [_source(1, "LowRankX", ["We introduce low-rank adapters for fine-tuning large language models."]),

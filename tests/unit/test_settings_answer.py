@@ -7,15 +7,10 @@ import pytest
 
 from ragqa.answer.citations import resolve_citations
 from ragqa.answer.guards import PROFILES, profile_for
-from ragqa.answer.records import Source
 from ragqa.config import GuardSettings, QuerySettings, Settings
-from ragqa.retrieval.hits import Hit
+from tests.fakes import labelled_source
 
-
-def _source(n, label, evidence):
-    meta = {"label": label, "title": label, "text": " ".join(evidence), "venue": "ICLR 2024"}
-    return Source(n=n, hit=Hit(paper_id=f"p{n}", score=1.0, relevance=0.6, text=" ".join(evidence), meta=meta),
-                  evidence=tuple(evidence))
+_source = labelled_source
 
 
 SOURCES = [_source(1, "DiffAug", ["DiffAug augments training images with a single diffusion step."]),
