@@ -60,6 +60,9 @@ class QuerySettings(BaseModel):
                                  "this many indexed papers carry it (its own, and one that cites or compares with it)")
     spelling_min_papers: int = Field(2, ge=1, description="a question word no paper has is corrected only to a term "
                                      "of at least this many papers")
+    ask_subject: bool = Field(True, description="a question about the collection whose subject no paper is firmly on: "
+                              "ask the LLM whether it names a subject at all (query/subject.py); off: the rules' "
+                              "reading stands")
 
 
 class Settings(BaseSettings):

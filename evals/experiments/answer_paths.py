@@ -6,6 +6,9 @@ questions whose path changed are printed. The written_* sets (calibration questi
 
     python -m evals.experiments.answer_paths --out /tmp/before.json
     python -m evals.experiments.answer_paths --out /tmp/after.json --compare /tmp/before.json
+
+With --subject-llm the subject check of questions about the collection (query/subject.py) asks the real LLM (its
+replies kept in evals/datasets/.cache/rewrites.jsonl), everything else as above; each check is printed with its reply.
 """
 from __future__ import annotations
 
@@ -61,10 +64,29 @@ class _Scripted(CustomLLM):
         return gen()
 
 
-def paths(text: bool = False) -> dict[str, dict]:
+def _real_subject_check(settings: Settings) -> None:
+    """lists.names_subject asks the packaged LLM (cached), and prints each question it was asked about."""
+    from evals.cli import REWRITE_CACHE
+    from ragqa.answer import lists
+    from ragqa.models.completion_cache import CachedCompletions
+    from ragqa.models.llm import load_llm
+
+    real = CachedCompletions(lambda: load_llm(settings, settings.llm_model), REWRITE_CACHE, settings.llm_model)
+    check = lists.names_subject
+
+    def logged(_llm, words: str, prompts_dir) -> bool:
+        reply = check(real, words, prompts_dir)
+        print(f"subject check: {words!r} -> {reply}", flush=True)
+        return reply
+    lists.names_subject = logged
+
+
+def paths(text: bool = False, subject_llm: bool = False) -> dict[str, dict]:
     """dataset:id -> the path its question took (`text`: and the answer's text, for a change meant to keep it)."""
     llm = _Scripted()
     pipeline = Pipeline(Settings(translate_queries=False), llm=llm, fast_llm=llm)
+    if subject_llm:
+        _real_subject_check(pipeline.settings)
     out: dict[str, dict] = {}
     for path in sorted(glob.glob(str(DATASETS / "*.jsonl"))):
         if "written_" in Path(path).name:
@@ -84,8 +106,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--compare", type=Path, default=None)
     parser.add_argument("--text", action="store_true", help="record and compare each answer's text too")
+    parser.add_argument("--subject-llm", action="store_true", help="the subject check asks the real LLM")
     args = parser.parse_args()
-    now = paths(args.text)
+    now = paths(args.text, args.subject_llm)
     args.out.write_text(json.dumps(now, indent=1, ensure_ascii=False), encoding="utf-8")
     if args.compare:
         before = json.loads(args.compare.read_text(encoding="utf-8"))

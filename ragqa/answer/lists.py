@@ -26,6 +26,7 @@ from ragqa.answer.records import Answer, Source
 from ragqa.answer.topical import judge_topical, label_text, topical_query
 from ragqa.query.intent import COUNT, GROUP, asks_newest, group_key
 from ragqa.query.metadata import names_a_topic
+from ragqa.query.subject import names_subject
 from ragqa.retrieval.hits import Hit
 from ragqa.retrieval.retrieve import SearchResult
 
@@ -53,6 +54,23 @@ def whole_collection(form: str, result: SearchResult, history) -> bool:
             and not names_a_topic(result.query, []))
 
 
+NO_SUBJECT_NOTE = "no subject besides the filters (read by the model): every paper they admit"
+
+
+def asks_every_paper(ctx: AnswerContext) -> bool:
+    """No paper is firmly on the subject the rules read, and the question selects papers by metadata (or counts the
+    whole collection, outside a conversation): do the words the rules read as its subject name one at all ("each one
+    find" of "… and what does each one find?" does not)? Asked of the LLM (query/subject.py); off with
+    Settings.query.ask_subject."""
+    result = ctx.result
+    if not ctx.settings.query.ask_subject or ctx.earlier or result.from_history:
+        return False
+    active = result.filters.active()
+    if (not active and ctx.form != COUNT) or (active and not ctx.searcher.admitted(result.filters)):
+        return False
+    return not names_subject(ctx.pipeline.rewrite_llm(), topical_query(ctx.result), ctx.settings.prompts_dir)
+
+
 def collection(ctx: AnswerContext) -> Iterator[Event]:
     """A list, count or group-by of the papers on the question's subject (topical.py), in two tiers; a count with
     none on it is 0; a list with none abstains."""
@@ -62,6 +80,10 @@ def collection(ctx: AnswerContext) -> Iterator[Event]:
                                {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats())
     by_id.update({h.paper_id: h for h in labelled if h.paper_id not in by_id})
     on, weaker = collection_tiers(ctx.judgement, topicality, [h.paper_id for h in labelled], lambda p: by_id[p].meta)
+    if not on and asks_every_paper(ctx):  # "… and what does each one find?": the filters' papers are the answer
+        ctx.result = replace(ctx.result, names_topic=False, notes=[*ctx.result.notes, NO_SUBJECT_NOTE])
+        yield from (metadata_group if ctx.form == GROUP else metadata_list)(ctx)
+        return
     if not on and not weaker:
         if ctx.form == COUNT and not ctx.scoped:  # a count of none is 0, out of what was counted
             yield from _count_none(ctx)

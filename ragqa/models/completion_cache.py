@@ -15,8 +15,8 @@ from typing import Callable
 
 
 class CachedCompletions:
-    """`complete(prompt, **kwargs).text`, as the rewrite and translation steps call an LLM, served from `path` (JSON
-    lines {"key", "text"}) when this model completed this prompt before."""
+    """`complete(prompt, **kwargs).text` and `chat(messages, **kwargs)`, as the rewrite, translation and subject steps
+    call an LLM, served from `path` (JSON lines {"key", "text"}) when this model completed this prompt before."""
 
     def __init__(self, load: Callable[[], object], path: Path, model: str):
         self._load, self._llm, self.path, self.model = load, None, Path(path), model
@@ -32,19 +32,28 @@ class CachedCompletions:
                 except (ValueError, KeyError, TypeError):  # a line cut by a killed run: completed again
                     continue
 
-    def _key(self, prompt: str, kwargs: dict) -> str:
+    def _key(self, prompt, kwargs: dict) -> str:
         text = json.dumps([self.model, prompt, sorted(kwargs.items())], ensure_ascii=False, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def complete(self, prompt: str, **kwargs):
+        return SimpleNamespace(text=self._cached(prompt, kwargs, lambda llm: llm.complete(prompt, **kwargs).text))
+
+    def chat(self, messages, **kwargs):
+        """`chat(messages, **kwargs).message.content`, as the subject check (query/subject.py) calls an LLM."""
+        turns = [[getattr(m.role, "value", m.role), m.content] for m in messages]
+        text = self._cached(turns, kwargs, lambda llm: llm.chat(messages, **kwargs).message.content or "")
+        return SimpleNamespace(message=SimpleNamespace(content=text))
+
+    def _cached(self, prompt, kwargs: dict, call: Callable[[object], str]) -> str:
         key = self._key(prompt, kwargs)
         with self._lock:
             if key in self._kept:
                 self.hits += 1
-                return SimpleNamespace(text=self._kept[key])
+                return self._kept[key]
             if self._llm is None:
                 self._llm = self._load()
-        text = self._llm.complete(prompt, **kwargs).text
+        text = call(self._llm)
         with self._lock:
             self.misses += 1
             self._kept[key] = text
@@ -57,4 +66,4 @@ class CachedCompletions:
                     self.read_only = True
                     print(f"Not keeping completions in {self.path} ({exc.strerror or exc}); this run keeps them in "
                           "memory.", file=sys.stderr)
-        return SimpleNamespace(text=text)
+        return text

@@ -20,6 +20,7 @@ REQUIRED = {
     "condense": {"history", "question"},
     "translate": {"question"},
     "generate": {"abstract"},
+    "subject": {"words"},
 }
 
 

@@ -398,3 +398,40 @@ def test_a_filter_that_admits_one_paper_names_it(indexed):
         "Provable Tempered Overfitting of Minimal Nets and Typical Nets"}
     one = ask(pipeline, "Which paper did Gal Vardi co-author on grokking, and what does it propose?")
     assert not one.abstained and one.citations[0].title.startswith("Benign Overfitting and Grokking")
+
+
+def test_a_filter_question_naming_no_subject_lists_what_the_filter_admits(indexed):
+    """#44 2: the rules read a leftover request word as a subject no paper is on ("… and what does each one find?");
+    the subject check (query/subject.py) is asked, and when the LLM reads no subject the filter's papers are the
+    answer; when it names one, the refusal stands and says how many papers the filter admitted."""
+    from dataclasses import replace as with_points
+
+    question = "Which papers did Gal Vardi co-author, and what does each one find?"
+    for subject in ("NO", "YES"):
+        pipeline = _pipeline(indexed, [lambda prompt, s=subject: s if "Words left:" in prompt else ""])
+        pipeline.__dict__["calibration"] = with_points(pipeline.calibration, answer_threshold=1.1, list_threshold=1.1)
+        pipeline.__dict__["topical"] = with_points(pipeline.topical, on_point=1.1, related_point=1.1)
+        answer = ask(pipeline, question)
+        asked = [p for p in pipeline._llm.prompts if "Words left:" in p]
+        assert len(asked) == 1 and asked[0].rstrip().endswith("Words left: one")  # the word the rules read
+        if subject == "NO":
+            assert not answer.abstained and answer.coverage == "answered" and len(answer.counted) == 2
+            assert {c.title for c in answer.citations} == {
+                "Benign Overfitting and Grokking in ReLU Networks for XOR Cluster Data",
+                "Provable Tempered Overfitting of Minimal Nets and Typical Nets"}
+        else:
+            assert answer.abstained and answer.coverage == "not_covered" and re.search(r"\b2\b", answer.text)
+
+
+def test_the_subject_check_is_not_asked_when_it_is_off(indexed):
+    """The LLM is asked only when no paper is firmly on the subject the rules read, and Settings.query.ask_subject
+    turns it off: the rules' reading stands."""
+    from dataclasses import replace as with_points
+
+    pipeline = _pipeline(indexed, [lambda prompt: "NO" if "Words left:" in prompt else ""])
+    pipeline.__dict__["calibration"] = with_points(pipeline.calibration, answer_threshold=1.1, list_threshold=1.1)
+    pipeline.__dict__["topical"] = with_points(pipeline.topical, on_point=1.1, related_point=1.1)
+    pipeline.settings = pipeline.settings.model_copy(
+        update={"query": pipeline.settings.query.model_copy(update={"ask_subject": False})})
+    answer = ask(pipeline, "Which papers did Gal Vardi co-author, and what does each one find?")
+    assert answer.abstained and not [p for p in pipeline._llm.prompts if "Words left:" in p]

@@ -91,6 +91,23 @@ def test_rewrites_are_cached_per_model_and_prompt(tmp_path):
     assert CachedCompletions(load, path, "model-a").complete("translate: 你好", max_tokens=80).text
 
 
+def test_chat_turns_are_cached_as_completions_are(tmp_path):
+    """The subject check's chat turns are kept too: the same turns hit; a changed turn misses."""
+    from llama_index.core.base.llms.types import ChatMessage
+
+    from ragqa.models.completion_cache import CachedCompletions
+    from tests.fakes import ScriptedLLM
+
+    llm = ScriptedLLM([lambda prompt: prompt.split()[-1]])
+    turns = [ChatMessage(role="system", content="reply with the last word"), ChatMessage(role="user", content="a b")]
+    path = tmp_path / "rewrites.jsonl"
+    assert CachedCompletions(lambda: llm, path, "m").chat(turns, max_tokens=16).message.content == "b"
+    warm = CachedCompletions(lambda: llm, path, "m")
+    assert warm.chat(turns, max_tokens=16).message.content == "b" and (warm.hits, len(llm.prompts)) == (1, 1)
+    warm.chat([turns[0], ChatMessage(role="user", content="a c")], max_tokens=16)
+    assert (warm.misses, len(llm.prompts)) == (1, 2)
+
+
 def test_a_cache_that_cannot_be_written_still_answers_and_says_so_once(tmp_path, capsys):
     from ragqa.models.completion_cache import CachedCompletions
 

@@ -1,0 +1,37 @@
+"""Whether the words a question about the collection leaves once its filters and request wording go name a research
+subject, asked of the LLM with a few worked turns (prompts/subject.md): "each one find", "save", 主要提出了什么 do not,
+"tabular data" and "NeRF" do. Word lists cannot tell: any list misses the next request verb, and a verb may be a
+subject elsewhere. The rules (metadata.subject_of) read the words; lists.py asks this only when no paper is firmly on
+them, so a wrong "no" can only turn a refusal into the filter's papers.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+from ragqa.errors import LLMUnavailableError
+from ragqa.models.prompts import render
+
+
+def subject_messages(prompts_dir: Path, words: str) -> list[ChatMessage]:
+    """prompts/subject.md as chat turns: its first paragraph the system turn, then '### user' / '### assistant'
+    blocks, the last user block the words."""
+    text = render(prompts_dir, "subject", words=words)
+    system, *blocks = re.split(r"^### (user|assistant)\s*$", text, flags=re.M)
+    turns = [ChatMessage(role=MessageRole.SYSTEM, content=system.strip())]
+    for role, content in zip(blocks[::2], blocks[1::2]):
+        turns.append(ChatMessage(role=MessageRole.USER if role == "user" else MessageRole.ASSISTANT,
+                                 content=content.strip()))
+    return turns
+
+
+def names_subject(llm, words: str, prompts_dir: Path) -> bool:
+    """False only when the LLM says the `words` name no research subject; an LLM that cannot answer, or answers
+    anything but NO, leaves the rules' reading: a subject."""
+    try:
+        reply = llm.chat(subject_messages(prompts_dir, words), max_tokens=4).message.content or ""
+    except LLMUnavailableError:
+        return True
+    return not re.match(r"\s*(?:NO|不是|否)\b", reply, re.I)
