@@ -63,10 +63,14 @@ def main(argv=None) -> int:
                       "gold_listed": mean([r["recall"] for r in rs]), "precision": mean([r["precision"] for r in rs]),
                       **({"count_right": sum(r["count_right"] for r in rs)} if kind.startswith("count") else {})}
                for kind, rs in sorted(by_kind.items())}
-    answerable = [r for r in rows if r["kind"] != "off_topic"]
+    answerable = [r for r in rows if r["recall"] is not None]  # a gold paper: a refusal is wrong
     summary["all answerable"] = {"n": len(answerable), "refused": sum(r["abstained"] for r in answerable),
                                  "gold_listed": mean([r["recall"] for r in answerable]),
                                  "precision": mean([r["precision"] for r in answerable])}
+    # no gold paper (off-topic, or a filter admitting none on the subject): not covered, or a count of 0
+    none = [r for r in rows if r["recall"] is None]
+    summary["no gold paper"] = {"n": len(none), "not_covered or 0": sum(
+        r["coverage"] == "not_covered" or (r["kind"].startswith("count") and r["number"] == 0) for r in none)}
     print(json.dumps(summary, indent=1, ensure_ascii=False))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ from ragqa.query.request import Filters
 from ragqa.retrieval.collection import _YEAR_SUFFIX
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_SHORT_YEAR = re.compile(r"(?<=[A-Za-z])\s?['’](\d\d)\b")  # a venue's year written short: "ICLR'24", "NeurIPS ’25"
 _ADMITTED_KEEP = 4  # filters whose admitted papers a Searcher keeps: a frozenset of 1M ids is ~32 MB
 
 
@@ -90,7 +91,8 @@ class FilterViews:
         for venue in sorted(self.venues(), key=len, reverse=True):
             if re.search(rf"(?<![A-Za-z]){re.escape(venue)}(?![A-Za-z0-9])", question, re.I):
                 return _parsed(filters, notes, "venue", venue), notes
-        years = [int(y) for y in _YEAR.findall(question) if int(y) in self.years()]
+        written = [*map(int, _YEAR.findall(question)), *(2000 + int(y) for y in _SHORT_YEAR.findall(question))]
+        years = [y for y in written if y in self.years()]
         names = {v.split()[0].lower() for v in self.venues()}
         named = [n for n in names if re.search(rf"(?<![A-Za-z]){re.escape(n)}(?![A-Za-z])", question, re.I)]
         if len(named) == 1:

@@ -47,6 +47,10 @@ def test_filters_from_question(indexed):
     assert all(h.meta["venue"] == "ICML 2024" for h in result.hits)
     assert indexed.search("papers from 2025 on language models", translate=False).filters.year == 2025
     assert indexed.search("NeurIPS work on graphs", translate=False).filters.venue == "NeurIPS 2024"
+    # a year written short after the venue's name picks that year of a venue held in two ("ICLR" alone: both)
+    assert indexed.search("ICLR'24 papers on graphs", translate=False).filters.venue == "ICLR 2024"
+    assert indexed.search("ICLR ’25 papers on graphs", translate=False).filters.venue == "ICLR 2025"
+    assert indexed.search("ICLR papers on graphs", translate=False).filters.venue == "ICLR"
 
 
 @pytest.mark.parametrize("filters,match", [
