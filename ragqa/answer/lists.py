@@ -23,7 +23,7 @@ from ragqa.answer.compose import (
 from ragqa.answer.context import AnswerContext, Event
 from ragqa.answer.messages import messages
 from ragqa.answer.records import Answer, Source
-from ragqa.answer.topical import judge_topical, label_text, topical_query
+from ragqa.answer.topical import judge_topical, label_text, subject_words, topical_query
 from ragqa.query.intent import COUNT, GROUP, asks_newest, group_key
 from ragqa.query.metadata import names_a_topic
 from ragqa.query.subject import names_subject
@@ -68,7 +68,8 @@ def asks_every_paper(ctx: AnswerContext) -> bool:
     active = result.filters.active()
     if (not active and ctx.form != COUNT) or (active and not ctx.searcher.admitted(result.filters)):
         return False
-    return not names_subject(ctx.pipeline.rewrite_llm(), topical_query(ctx.result), ctx.settings.prompts_dir)
+    words = subject_words(result)  # none left of the searched words (a translation may read so): no subject
+    return not words or not names_subject(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir)
 
 
 def collection(ctx: AnswerContext) -> Iterator[Event]:

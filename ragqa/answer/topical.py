@@ -43,8 +43,13 @@ def label_text(meta: dict) -> str:
 
 
 def topical_query(result) -> str:
-    """What a paper must be about: the searched question less the filters' values (as the collection writes them,
-    with a venue's series and year) and request wording (metadata.subject_of); the query itself when nothing is left."""
+    """What a paper must be about: subject_words, or the query itself when nothing is left."""
+    return subject_words(result) or result.query
+
+
+def subject_words(result) -> str:
+    """The searched question less the filters' values (as the collection writes them, with a venue's series and year)
+    and request wording (metadata.subject_of); "" when nothing is left."""
     from ragqa.query.metadata import subject_of
 
     spans = []
@@ -52,7 +57,7 @@ def topical_query(result) -> str:
         spans.append(str(value))
         if isinstance(value, str) and re.search(r"\s(?:19|20)\d\d$", value):
             spans += [value.rsplit(" ", 1)[0], value.rsplit(" ", 1)[1]]
-    return subject_of(result.query, spans) or result.query
+    return subject_of(result.query, spans)
 
 
 def _weighted_share(weights: dict[str, float], have: set[str]) -> float:
