@@ -38,10 +38,57 @@ def bundled(settings):
     return pipeline, pipeline.load()[0]
 
 
+_INGESTED: dict[str, Path] = {}  # what an ingest of the bundled papers writes, per settings and data: its store folder
+
+INGEST = """
+import json, sys
+from ragqa.config import Settings
+from ragqa.pipeline import Pipeline
+fields = json.loads(sys.argv[1])
+pipeline = Pipeline(Settings(**fields))
+assert pipeline.settings.model_dump(mode="json") == fields, "the settings did not cross to this process unchanged"
+pipeline.ingest(pipeline.load()[0], progress=False)
+"""
+
+
+def ingest_bundled(pipeline, tmp_path_factory) -> None:
+    """`pipeline.ingest(pipeline.load()[0], progress=False)` into the pipeline's new, empty store: the store that ingest
+    writes, copied. It is written once per session for each set of settings and data files (paths aside), by that
+    same call in a process of its own (monkeypatches of the test that asks first cannot reach it), and copied into each
+    test's own store folder: a store is its folder, no path is written inside it. ~1.2 s of ingest per test -> 0.01 s.
+    The pipeline is left with its embedder loaded, as the ingest leaves it."""
+    import hashlib
+    import json
+    import subprocess
+    import sys
+
+    settings = pipeline.settings
+    assert pipeline._ingest_embedder is None, "a pipeline given its own embedder: ingest it"
+    store = settings.vectorstore_dir
+    assert not store.exists() or not any(store.iterdir()), f"{store} is not empty"
+    fields = settings.model_dump(mode="json")
+    digest = hashlib.sha256()
+    for path in sorted(p for p in settings.data_dir.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(settings.data_dir)).encode() + b"\0" + path.read_bytes() + b"\0")
+    paths = {"data_dir": "data", "vectorstore_dir": "vs", "model_cache_dir": "cache"}
+    key = json.dumps({**fields, **paths, "data": digest.hexdigest()}, sort_keys=True)
+    if key not in _INGESTED:
+        folder = tmp_path_factory.mktemp("ingested")
+        shutil.copytree(settings.data_dir, folder / "data")
+        twin = {**fields, **{name: str(folder / sub) for name, sub in paths.items()}}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RAGQA_")}
+        done = subprocess.run([sys.executable, "-c", INGEST, json.dumps(twin)], env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        _INGESTED[key] = folder / "vs"
+    shutil.copytree(_INGESTED[key], store, dirs_exist_ok=True)
+    assert pipeline.ingest_embedder is not None  # loaded, as the ingest loads it
+
+
 @pytest.fixture()
-def indexed(bundled):
+def indexed(bundled, tmp_path_factory):
     pipeline, report = bundled
-    pipeline.ingest(report, progress=False)
+    ingest_bundled(pipeline, tmp_path_factory)  # = pipeline.ingest(report, progress=False)
     return pipeline
 
 

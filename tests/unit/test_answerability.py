@@ -216,8 +216,20 @@ def _synthetic_rows(questions: int, candidates: int, seed: int) -> list[dict]:
     return rows
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_openmp_thread():
+    """scikit-learn's gradient boosting fits on one OpenMP thread in this module: on a few thousand rows its threads
+    spend the fit waiting on each other, and with another job on the machine's two cores a fit took 8-40 s instead of
+    1.5 s. The fitted trees are the same (each feature's histogram is summed by one thread, however many there are)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: F401  (loads the OpenMP runtime limited here)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="openmp"):
+        yield
+
+
 @pytest.fixture(scope="module")
-def trees():
+def trees(one_openmp_thread):
     """Trees fitted by the calibrate path on fixed synthetic rows: P rises with cosine and coverage."""
     from evals.calibrate import fit
 

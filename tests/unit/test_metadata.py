@@ -11,6 +11,7 @@ import pytest
 from ragqa.answer.ask import ask
 from ragqa.ingest.paper import authors_of
 from ragqa.query.metadata import AuthorIndex, names_a_topic, status_in
+from tests.conftest import ingest_bundled
 from tests.fakes import ScriptedLLM
 
 PAPERS = {"a": {"authors": "Yoshua Bengio; Ann Lee", "text": "We train with Adam on long contexts."},
@@ -75,11 +76,11 @@ def llm():
 
 
 @pytest.fixture()
-def pipeline(settings, llm):
+def pipeline(settings, llm, tmp_path_factory):
     from ragqa.pipeline import Pipeline
 
     pipeline = Pipeline(settings, llm=llm, fast_llm=llm)
-    pipeline.ingest(pipeline.load()[0], progress=False)
+    ingest_bundled(pipeline, tmp_path_factory)  # = pipeline.ingest(pipeline.load()[0], progress=False)
     return pipeline
 
 

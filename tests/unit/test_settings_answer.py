@@ -26,7 +26,7 @@ def test_defaults_are_the_former_constants():
         "leak_share": 0.5, "leak_min_units": 2, "repeat_share": 0.8, "repeat_min_units": 3,
         "cited_support_share": 0.34, "support_share": 0.6, "support_min_words": 1, "support_min_words_uncited": 3,
         "top_up_below": 3, "top_up_most": 2, "extractive_papers": 3}
-    assert QuerySettings().model_dump() == {"own_name_papers": 2, "spelling_min_papers": 2}
+    assert QuerySettings().model_dump() == {"own_name_papers": 2, "spelling_min_papers": 2, "ask_subject": True}
     # the profile the pipeline uses carries Settings.guards, and with the defaults is the packaged one
     assert profile_for(Settings()) == PROFILES["small"] and profile_for(Settings()).knobs == GuardSettings()
 

@@ -8,6 +8,7 @@ import pytest
 
 from ragqa.answer.ask import ask
 from ragqa.text.untrusted import capped, is_instruction
+from tests.conftest import ingest_bundled
 from tests.fakes import ScriptedLLM
 
 TOPIC = "We study protein folding with equivariant graph transformers on cryo-EM density maps."
@@ -40,7 +41,7 @@ def test_titles_are_capped_to_one_line():
 
 
 @pytest.fixture()
-def injected(settings, tmp_path):
+def injected(settings, tmp_path, tmp_path_factory):
     """The bundled papers plus 7 papers on one topic, each with one injected sentence."""
     from ragqa.pipeline import Pipeline
 
@@ -52,7 +53,7 @@ def injected(settings, tmp_path):
                               for i, attack in enumerate(INJECTIONS)))
     llm = ScriptedLLM([lambda prompt: "It folds proteins [1]."])
     pipeline = Pipeline(settings, llm=llm, fast_llm=llm)
-    pipeline.ingest(pipeline.load()[0], progress=False)
+    ingest_bundled(pipeline, tmp_path_factory)  # = pipeline.ingest(pipeline.load()[0], progress=False)
     pipeline.ingest(pipeline.load([path])[0], progress=False, library="injected")
     return pipeline, llm
 
@@ -90,7 +91,7 @@ def test_injected_papers_are_flagged_in_stats(injected):
     assert sorted(stats["flagged"]) == [f"Folding study {i}" for i in range(len(INJECTIONS))]
 
 
-def test_other_answers_do_not_change(injected, settings):
+def test_other_answers_do_not_change(injected, settings, tmp_path_factory):
     """The injected library changes nothing about a question on another topic (same papers cited)."""
     from ragqa.pipeline import Pipeline
 
@@ -98,7 +99,7 @@ def test_other_answers_do_not_change(injected, settings):
     llm = ScriptedLLM([lambda prompt: "It does so [1]."])
     clean = Pipeline(settings.model_copy(update={"vectorstore_dir": settings.vectorstore_dir.parent / "clean"}),
                      llm=llm, fast_llm=llm)
-    clean.ingest(clean.load()[0], progress=False)
+    ingest_bundled(clean, tmp_path_factory)  # = clean.ingest(clean.load()[0], progress=False)
     question = "Which papers evaluate sparse autoencoders?"
     assert ([c.paper_id for c in ask(pipeline, question).citations]
             == [c.paper_id for c in ask(clean, question).citations])
