@@ -435,3 +435,20 @@ def test_the_subject_check_is_not_asked_when_it_is_off(indexed):
         update={"query": pipeline.settings.query.model_copy(update={"ask_subject": False})})
     answer = ask(pipeline, "Which papers did Gal Vardi co-author, and what does each one find?")
     assert answer.abstained and not [p for p in pipeline._llm.prompts if "Words left:" in p]
+
+
+def test_a_translation_that_leaves_no_subject_words_lists_the_filter_without_asking(indexed):
+    """A Chinese question read through its translation: when the translation leaves no words once the filters and
+    request wording go, it asks for every paper the filters admit; the LLM is not asked (here it would say YES)."""
+    from dataclasses import replace as with_points
+
+    def reply(prompt):
+        if "Words left:" in prompt:
+            return "YES"
+        return "What papers did Gal Vardi write, and what did they do?" if "Translate" in prompt else ""
+    pipeline = _pipeline(indexed, [reply])
+    pipeline.__dict__["calibration"] = with_points(pipeline.calibration, answer_threshold=1.1, list_threshold=1.1)
+    pipeline.__dict__["topical"] = with_points(pipeline.topical, on_point=1.1, related_point=1.1)
+    answer = ask(pipeline, "我存了哪些 Gal Vardi 的论文？每篇大概做了什么？")
+    assert not [p for p in pipeline._llm.prompts if "Words left:" in p]
+    assert not answer.abstained and len(answer.counted) == 2
