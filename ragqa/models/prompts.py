@@ -46,6 +46,11 @@ def render(prompts_dir: Path, name: str, **values) -> str:
 
 def example_turns(prompts_dir: Path, name: str = "examples", **values) -> list[tuple[str, str]]:
     """prompts/<name>.md -> [(role, text)] few-shot turns ('### user' / '### assistant' blocks)."""
-    text = render(prompts_dir, name, **values)
-    blocks = re.split(r"^### (user|assistant)\s*$", text, flags=re.M)[1:]
-    return [(blocks[i], blocks[i + 1].strip()) for i in range(0, len(blocks), 2)]
+    return prompt_turns(prompts_dir, name, **values)[1]
+
+
+def prompt_turns(prompts_dir: Path, name: str, **values) -> tuple[str, list[tuple[str, str]]]:
+    """prompts/<name>.md -> (the text before its first block, [(role, text)] of its '### user' / '### assistant'
+    blocks)."""
+    head, *blocks = re.split(r"^### (user|assistant)\s*$", render(prompts_dir, name, **values), flags=re.M)
+    return head.strip(), [(blocks[i], blocks[i + 1].strip()) for i in range(0, len(blocks), 2)]

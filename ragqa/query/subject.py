@@ -12,19 +12,16 @@ from pathlib import Path
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
 from ragqa.errors import LLMUnavailableError
-from ragqa.models.prompts import render
+from ragqa.models.prompts import prompt_turns
 
 
 def subject_messages(prompts_dir: Path, words: str) -> list[ChatMessage]:
     """prompts/subject.md as chat turns: its first paragraph the system turn, then '### user' / '### assistant'
     blocks, the last user block the words."""
-    text = render(prompts_dir, "subject", words=words)
-    system, *blocks = re.split(r"^### (user|assistant)\s*$", text, flags=re.M)
-    turns = [ChatMessage(role=MessageRole.SYSTEM, content=system.strip())]
-    for role, content in zip(blocks[::2], blocks[1::2]):
-        turns.append(ChatMessage(role=MessageRole.USER if role == "user" else MessageRole.ASSISTANT,
-                                 content=content.strip()))
-    return turns
+    system, turns = prompt_turns(prompts_dir, "subject", words=words)
+    return [ChatMessage(role=MessageRole.SYSTEM, content=system)] + [
+        ChatMessage(role=MessageRole.USER if role == "user" else MessageRole.ASSISTANT, content=text)
+        for role, text in turns]
 
 
 def names_subject(llm, words: str, prompts_dir: Path) -> bool:
