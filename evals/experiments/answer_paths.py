@@ -81,15 +81,16 @@ def _real_subject_check(settings: Settings) -> None:
     lists.names_subject = logged
 
 
-def paths(text: bool = False, subject_llm: bool = False) -> dict[str, dict]:
-    """dataset:id -> the path its question took (`text`: and the answer's text, for a change meant to keep it)."""
+def paths(text: bool = False, subject_llm: bool = False, exclude: frozenset[str] = frozenset()) -> dict[str, dict]:
+    """dataset:id -> the path its question took (`text`: and the answer's text, for a change meant to keep it); the sets
+    named in `exclude` are left out."""
     llm = _Scripted()
     pipeline = Pipeline(Settings(translate_queries=False), llm=llm, fast_llm=llm)
     if subject_llm:
         _real_subject_check(pipeline.settings)
     out: dict[str, dict] = {}
     for path in sorted(glob.glob(str(DATASETS / "*.jsonl"))):
-        if "written_" in Path(path).name:
+        if "written_" in Path(path).name or Path(path).stem in exclude:
             continue
         for i, line in enumerate(open(path, encoding="utf-8")):
             row = json.loads(line)
@@ -107,8 +108,10 @@ def main() -> None:
     parser.add_argument("--compare", type=Path, default=None)
     parser.add_argument("--text", action="store_true", help="record and compare each answer's text too")
     parser.add_argument("--subject-llm", action="store_true", help="the subject check asks the real LLM")
+    parser.add_argument("--exclude", nargs="*", default=["claim_sentences"],
+                        help="datasets (file stems) left out: a held-out set not yet run, sentences (no questions)")
     args = parser.parse_args()
-    now = paths(args.text, args.subject_llm)
+    now = paths(args.text, args.subject_llm, frozenset(args.exclude))
     args.out.write_text(json.dumps(now, indent=1, ensure_ascii=False), encoding="utf-8")
     if args.compare:
         before = json.loads(args.compare.read_text(encoding="utf-8"))

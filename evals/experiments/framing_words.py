@@ -1,4 +1,5 @@
-"""Words that name no subject, learned from how ML abstracts use them: `ragqa/query/lexicon/verbs.en.txt`.
+"""Words that name no subject, learned from how ML abstracts use them: `ragqa/query/lexicon/verbs.en.txt` and
+`nouns.en.txt`.
 
 A question about the collection is a filter plus, maybe, a subject: what is left once the filter's words and the
 request wording go ("Which ICLR 2024 papers fall under the topic 'Computer Vision'?" leaves "fall"). A hand-written
@@ -6,14 +7,17 @@ list of request words cannot hold every verb a person may frame a request with, 
 in the abstracts and titles of ICLR and ICML 2024 (9,000+ papers), a word that follows a modal, a negation or a
 subject pronoun ("can", "may", "not", "we", "they", ...) in at least `v` of its uses, seen at least `--min-count`
 times, is a verb or an adverb there; one that no author keyword of those papers contains is never an ML subject by
-itself. Such words are request wording, not a subject.
+itself. Such words are request wording, not a subject. With `--nouns` the same is done for the nouns a paper frames
+itself with, "our findings", "their contributions", "these limitations": a word that follows a possessive or
+demonstrative ("our", "their", "its", "these", "those") in at least `v` of its uses and that no author keyword holds is
+a framing noun ("Gal Vardi papers: what are their main findings?" asks for a summary, not about findings).
 
 The knob `v` is set on labelled words: the words of the papers' author keywords (subject words) are split in half by
 a hash; `v` is the lowest value at which at most `--subject-rate` of half A's words (seen often enough) would be
 taken for verbs; the rate on half B is reported. Keyword words themselves never enter the list.
 
     python -m evals.experiments.framing_words --corpora ../shared/data/corpora/iclr2024.jsonl \
-        ../shared/data/corpora/icml2024.jsonl [--write]
+        ../shared/data/corpora/icml2024.jsonl [--nouns] [--write]
 """
 from __future__ import annotations
 
@@ -24,15 +28,17 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[2] / "ragqa" / "query" / "lexicon" / "verbs.en.txt"
+LEXICON = Path(__file__).resolve().parents[2] / "ragqa" / "query" / "lexicon"
 # the words after which English puts a verb (or an adverb before one), not a noun
 VERB_CONTEXT = frozenset({"can", "may", "will", "would", "could", "should", "might", "must", "not", "cannot", "we",
                           "they", "does", "do", "did", "often", "also"})
+# the words after which English puts the noun a paper frames itself with
+NOUN_CONTEXT = frozenset({"our", "their", "its", "these", "those"})
 _WORD = re.compile(r"[a-z]+")
 
 
-def usage(paths: list[Path]) -> tuple[Counter, Counter, set[str]]:
-    """Per word: its uses, its uses after a verb context, and the words of every author keyword."""
+def usage(paths: list[Path], context: frozenset[str] = VERB_CONTEXT) -> tuple[Counter, Counter, set[str]]:
+    """Per word: its uses, its uses after a word of `context`, and the words of every author keyword."""
     seen, after_verb, keyword_words = Counter(), Counter(), set()
     for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -42,7 +48,7 @@ def usage(paths: list[Path]) -> tuple[Counter, Counter, set[str]]:
             words = _WORD.findall(f"{r.get('title') or ''}. {r.get('abstract') or ''}".lower())
             for before, word in zip(["<s>", *words], words):
                 seen[word] += 1
-                after_verb[word] += before in VERB_CONTEXT
+                after_verb[word] += before in context
             for keyword in r.get("keywords") or []:
                 keyword_words.update(_WORD.findall(str(keyword).lower()))
     return seen, after_verb, keyword_words
@@ -58,9 +64,11 @@ def main() -> None:
     ap.add_argument("--min-count", type=int, default=20)
     ap.add_argument("--subject-rate", type=float, default=0.01,
                     help="share of subject (keyword) words allowed to be taken for verbs")
-    ap.add_argument("--write", action="store_true", help=f"write {OUT.relative_to(OUT.parents[3])}")
+    ap.add_argument("--nouns", action="store_true", help="framing nouns (nouns.en.txt) instead of verbs (verbs.en.txt)")
+    ap.add_argument("--write", action="store_true", help="write the lexicon file")
     args = ap.parse_args()
-    seen, after_verb, keyword_words = usage(args.corpora)
+    out = LEXICON / ("nouns.en.txt" if args.nouns else "verbs.en.txt")
+    seen, after_verb, keyword_words = usage(args.corpora, NOUN_CONTEXT if args.nouns else VERB_CONTEXT)
     rate = {w: after_verb[w] / n for w, n in seen.items() if n >= args.min_count}
     subjects = defaultdict(list)
     for w in keyword_words:
@@ -76,12 +84,13 @@ def main() -> None:
     print(json.dumps(report))
     print(" ".join(verbs))
     if args.write:
-        OUT.write_text(
-            "# Verbs and adverbs, never an ML subject by themselves: request wording in a question about the "
-            "collection.\n"
+        what, context = (("Nouns a paper frames itself with", "a possessive or demonstrative") if args.nouns
+                         else ("Verbs and adverbs", "a modal, negation or pronoun"))
+        out.write_text(
+            f"# {what}, never an ML subject by themselves: request wording in a question about the collection.\n"
             "# Learned, not hand-written: python -m evals.experiments.framing_words --corpora "
-            f"{' '.join(p.name for p in args.corpora)} --write\n"
-            f"# ({report['words']} words after a modal, negation or pronoun in >= {v:.0%} of >= {args.min_count} uses "
+            f"{' '.join(p.name for p in args.corpora)}{' --nouns' if args.nouns else ''} --write\n"
+            f"# ({report['words']} words after {context} in >= {v:.0%} of >= {args.min_count} uses "
             f"in ICLR/ICML 2024 abstracts; no author keyword holds them; subject words so taken, held out: "
             f"{report['half_B_taken_for_verbs']})\n"
             + "\n".join(" ".join(verbs[i:i + 12]) for i in range(0, len(verbs), 12)) + "\n", encoding="utf-8")

@@ -47,9 +47,10 @@ def _lexicon(name: str) -> list[str]:
 
 
 FRAME_WORDS = set(_lexicon("frame_words.en")) | REQUEST_VERBS
-# verbs and adverbs learned from how ML abstracts use them (evals/experiments/framing_words.py): "fall under the
-# topic X", "carry the label X" name no subject; never part of a label test (a label may be a verb)
-VERBS = frozenset(_lexicon("verbs.en"))
+# verbs, adverbs and the nouns a paper frames itself with, learned from how ML abstracts use them
+# (evals/experiments/framing_words.py): "fall under the topic X", "carry the label X", "their main findings" name no
+# subject; never part of a label test (a label may be a verb)
+VERBS = frozenset(_lexicon("verbs.en")) | frozenset(_lexicon("nouns.en"))
 # Chinese request wording, matched anywhere in the question (Chinese has no spaces between words)
 _ZH_FRAME = re.compile("|".join(map(re.escape, _lexicon("frame_words.zh"))) + r"|[\u3000-\u303f\uff00-\uffef]")
 
@@ -178,12 +179,12 @@ def _initials_fit(initials: str, name: str) -> bool:
 
 
 def status_in(question: str, statuses: set[str]) -> str | None:
-    """The presentation status the question names, spelled as the index holds it, if it holds it."""
+    """The presentation statuses the question names, spelled as the index holds them, if it holds them: "Oral", or
+    "Oral or Spotlight" for a question naming two (a paper with either is admitted: Filters.statuses)."""
     held = {s.lower(): s for s in statuses}
-    for status, pattern in _STATUS.items():
-        if status in held and re.search(pattern, question, re.I):
-            return held[status]
-    return None
+    named = [held[status] for status, pattern in _STATUS.items()
+             if status in held and re.search(pattern, question, re.I)]
+    return " or ".join(named) or None
 
 
 def subject_of(question: str, spans: list[str]) -> str:
