@@ -129,7 +129,8 @@ def _add_filters(p) -> None:
     p.add_argument("--author", help="full name or surname (else a part of a name), case-insensitive")
     p.add_argument("--topic", help="substring, case-insensitive")
     p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], help="retrieval mode (default hybrid)")
-    p.add_argument("--status", help="oral / spotlight / poster, where the corpus records it")
+    p.add_argument("--status", help="oral / spotlight / poster, where the corpus records it; "
+                                        "\"oral or spotlight\": either")
     p.add_argument("--library", help="search one library (ragqa ingest --library NAME); default: all")
     p.add_argument("--json", action="store_true", help="JSON lines on stdout")
     p.add_argument("--batch", metavar="FILE", help='JSONL of {"id", "question", "history"?}; "-" = stdin')

@@ -13,7 +13,7 @@ class Filters:
     year: int | None = None
     author: str | None = None
     topic: str | None = None
-    status: str | None = None  # oral / spotlight / poster, where the corpus has it
+    status: str | None = None  # oral / spotlight / poster, where the corpus has it; "Oral or Spotlight": either
     library: str | None = None  # one library (ragqa ingest --library); None: all
 
     def active(self) -> dict:

@@ -44,8 +44,9 @@ class FilterViews:
         """Papers whose field matches: an author by full name or surname (else a part of the name),
         a topic by substring, a status exactly; case and accents ignored."""
         needle = fold(value)
-        if name == "status":
-            return set(self._postings("status").get(needle, ()))
+        if name == "status":  # "Oral or Spotlight": either
+            postings = self._postings("status")
+            return set().union(*(postings.get(fold(s), set()) for s in re.split(r"\s+or\s+|\s*,\s*", value) if s))
         if name == "library":
             self.refresh()
             return self.index.catalog.in_library(value)
