@@ -63,6 +63,12 @@ def fold(name: str) -> str:
     return re.sub(r"\s+", " ", "".join(c for c in name if not unicodedata.combining(c))).strip().lower()
 
 
+def _loose_name(name: str) -> str:
+    """A name folded without dots and middle initials: "James Y. Zou" and "James Zou" -> "james zou"."""
+    words = fold(name).replace(".", " ").split()
+    return " ".join(w for i, w in enumerate(words) if len(w) > 1 or i in (0, len(words) - 1))
+
+
 @dataclass(frozen=True)
 class AuthorMatch:
     span: str  # the words of the question that name the author
@@ -95,11 +101,19 @@ class AuthorIndex:
                     self.full[key] = name
                     self.surnames.setdefault(fold(name.split()[-1]), []).append(name)
                 self.papers[self.full[key]] = self.papers.get(self.full[key], 0) + 1
-        self._vocabulary = None
+        self._vocabulary = self._loose = None
 
     # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_texts": {}}
+        return {**self.__dict__, "_texts": {}, "_loose": None}
+
+    def same_person(self, name: str) -> list[str]:
+        """The indexed spellings of `name` up to middle initials and dots: "James Y. Zou" -> James Y Zou, James Zou."""
+        if getattr(self, "_loose", None) is None:
+            self._loose: dict[str, list[str]] | None = {}
+            for spelled in self.full.values():
+                self._loose.setdefault(_loose_name(spelled), []).append(spelled)
+        return self._loose.get(_loose_name(name), [])
 
     def attach(self, papers) -> None:
         """The records a loaded index reads on its rare paths (the vocabulary of every abstract)."""
@@ -136,7 +150,8 @@ class AuthorIndex:
         for n in (4, 3, 2):
             for i in range(len(words) - n + 1):
                 span = " ".join(words[i:i + n]).rstrip(".'’")
-                if fold(span) in self.full and (any_case or all(w[0].isupper() for w in words[i:i + n])):
+                if ((fold(span) in self.full or self.same_person(span))
+                        and (any_case or all(w[0].isupper() for w in words[i:i + n]))):
                     found.append(span)
         return found
 
@@ -144,7 +159,8 @@ class AuthorIndex:
         """The author the question names, an ambiguous surname, or a strongly cued unknown name."""
         full = self.full_names(question)  # full names first, longest first
         if full:
-            return AuthorMatch(full[0], self.full[fold(full[0])])
+            spelled = self.full.get(fold(full[0])) or max(self.same_person(full[0]), key=lambda a: self.papers[a])
+            return AuthorMatch(full[0], spelled)
         initialled = self._initialled(question)
         if initialled:
             return initialled

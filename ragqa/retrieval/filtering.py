@@ -55,6 +55,8 @@ class FilterViews:
             return within | self.topic_index().papers_of(value)
         by_name = self._papers_by_author()
         exact = set(by_name.get(needle, ())) | self._papers_by_surname().get(needle, set())
+        for spelled in self.authors().same_person(value):  # "James Zou" is also the indexed "James Y Zou"
+            exact |= by_name.get(fold(spelled), set())
         # a part of a name: a scan
         return exact or {pid for name, ids in by_name.items() if needle in name for pid in ids}
 

@@ -54,6 +54,17 @@ def test_no_author_where_none_is_named(question):
     assert AuthorIndex(PAPERS).find(question) is None
 
 
+def test_a_name_written_with_or_without_a_middle_initial_is_the_same_author():
+    """"James Y. Zou" was an unknown author while the records hold "James Y Zou" and "James Zou" (held-out set 7)."""
+    index = AuthorIndex({"a": {"authors": "James Y Zou; Ann Lee"}, "b": {"authors": "James Zou"},
+                         "c": {"authors": "James Zhou"}})
+    for written in ("What has James Y. Zou published?", "papers by James Zou", "James Y Zou's work"):
+        match = index.find(written)
+        assert match and not match.unknown and match.name in ("James Y Zou", "James Zou"), written
+    assert sorted(index.same_person("James Y. Zou")) == ["James Y Zou", "James Zou"]
+    assert index.same_person("James Zhou") == ["James Zhou"]
+
+
 def test_an_unknown_author_gets_the_closest_spellings():
     match = AuthorIndex(PAPERS).find("Which papers by Yoshua Bengoi are indexed?")
     assert match.unknown and match.closest == ("Yoshua Bengio",)
@@ -136,6 +147,21 @@ def test_a_question_naming_two_statuses_admits_papers_with_either(pipeline, llm)
     assert "filter from question: status=Oral or Spotlight" in answer.notes
     assert gold > len({r["abstract_prefix"] for r in rows if r.get("status") == "Oral"})
     assert len(answer.counted) == gold
+
+
+def test_an_author_filter_admits_every_spelling_of_the_name(pipeline, llm):
+    """The records spell one author "James Y Zou" and "James Zou": either written admits the papers of both."""
+    from ragqa.query.request import Filters
+
+    by = {name: set(pipeline.searcher.matching(Filters(author=name))) for name in ("James Y Zou", "James Zou")}
+    from ragqa.query.metadata import authors_of
+
+    metas = pipeline.searcher.paper_meta()
+    spelled = {name: {pid for pid, m in metas.items() if name in authors_of(m)} for name in by}
+    assert all(spelled.values())
+    assert by["James Y Zou"] == by["James Zou"] == spelled["James Y Zou"] | spelled["James Zou"]
+    answer = ask(pipeline, "What has James Y. Zou published in my library?")
+    assert not answer.abstained and set(answer.counted) == by["James Zou"]
 
 
 def test_an_ambiguous_surname_lists_the_candidates_instead_of_guessing(pipeline, llm):
