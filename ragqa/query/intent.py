@@ -57,6 +57,11 @@ _COUNT = re.compile(  # "how many papers / orals …", "how many are indexed"; n
     r"|\bnumber of (?:papers|works|studies)\b|\bcount (?:the )?(?:papers|works)\b"
     r"|多少篇|几篇|多少(?:个|项)?(?:研究|论文|工作)",
     re.I)
+# "how many are / of them …" counts what the question names elsewhere: papers, when it names them or the collection
+# ("Out of the ICLR 2024 papers, how many are on RL?"); not "how many did they find" of one paper
+_COUNT_BARE = re.compile(r"\bhow many\s+(?:of (?:them|these|those)|are|were|is|have|has|do|does)\b", re.I)
+_PAPERS_NAMED = re.compile(r"\b(?:papers|works|studies|articles|publications|orals|spotlights|posters|collection"
+                           r"|library)\b", re.I)
 _WORK_ZH = r"(?:论文|文章|研究|工作|方法|文献|成果|篇)"  # paper, article, study, work, method, literature, result
 # plural asks for papers, or existence of work on a topic (not "is there a paper that ...", which wants one)
 _LIST = re.compile(
@@ -136,7 +141,7 @@ def classify(question: str) -> str:
     "concept bottleneck models") is a list: what the collection has on it."""
     if group_key(question):
         return GROUP
-    if _COUNT.search(question):
+    if _COUNT.search(question) or (_COUNT_BARE.search(question) and _PAPERS_NAMED.search(question)):
         return COUNT
     if _LIST.search(question) or (2 <= len(question.split()) <= 6 and not _ASKS.search(question)):
         return LIST

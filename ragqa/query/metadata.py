@@ -14,6 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from bm25s.stopwords import STOPWORDS_EN_PLUS
+
 from ragqa.ingest.paper import authors_of
 from ragqa.text.terms import REQUEST_VERBS
 
@@ -209,8 +211,10 @@ def subject_of(question: str, spans: list[str]) -> str:
     rest = question
     for span in sorted(filter(None, spans), key=len, reverse=True):
         rest = re.sub(re.escape(span), " ", rest, flags=re.I)
-    rest = _ZH_FRAME.sub(" ", rest)
-    words = re.findall(r"[^\W_]+", rest.lower())
+    rest = _ZH_FRAME.sub(" ", rest).lower()
+    # function words go too ("out of the ICLR papers, how many …"), unless hyphenated into a term ("off-policy")
+    words = [m[0] for m in re.finditer(r"[^\W_]+", rest)
+             if m[0] not in STOPWORDS_EN_PLUS or "-" in rest[max(m.start() - 1, 0):m.end() + 1]]
     return " ".join(w for w in words if w not in FRAME_WORDS and w not in VERBS and not w.isdigit() and len(w) > 1)
 
 

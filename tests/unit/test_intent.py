@@ -49,6 +49,10 @@ from ragqa.query.intent import COUNT, EXPLAIN, LIST, classify
     ("How many label errors did they find in the safety datasets?", EXPLAIN),
     ("Roughly how many questions does it contain?", EXPLAIN),
     ("How many orals are there from ICLR 2024?", COUNT), ("how many are indexed from NeurIPS 2024?", COUNT),
+    # "how many are / of them" counts the papers the question names elsewhere
+    ("Of my NeurIPS 2024 papers, how many are on diffusion models?", COUNT),
+    ("I saved a lot of posters; how many of them study graphs?", COUNT),
+    ("The paper reports several ablations; how many are there?", EXPLAIN),
     # a search-box phrase asks what the collection has on it; a bare name or a sentence does not
     ("concept bottleneck models", LIST), ("reinforcement learning theory", LIST), ("DiffAug", EXPLAIN),
     ("data shapley for valuing individual training points of a classifier", EXPLAIN),

@@ -396,6 +396,9 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
     # nouns a paper frames itself with (lexicon/nouns.en.txt, learned the same way) frame no subject either
     ("Give me the contributions and limitations of my ICML 2024 papers", ["ICML 2024"], ""),
     ("Which NeurIPS 2024 papers are on diffusion, and what are their results?", ["NeurIPS 2024"], "diffusion"),
+    # function words go, unless hyphenated into a term
+    ("Out of my ICML 2024 papers, how many are on diffusion?", ["ICML 2024"], "diffusion"),
+    ("Which papers study off-policy evaluation?", [], "off policy evaluation"),
     # a subject keeps its words, verbs aside: a keyword word ("jailbreak") is never taken for a verb
     ("Which papers explore jailbreak attacks?", [], "jailbreak attacks"),
     ("Which ICLR 2024 papers improve calibration?", ["ICLR 2024"], "calibration"),
