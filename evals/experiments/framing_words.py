@@ -10,7 +10,8 @@ times, is a verb or an adverb there; one that no author keyword of those papers 
 itself. Such words are request wording, not a subject. With `--nouns` the same is done for the nouns a paper frames
 itself with, "our findings", "their contributions", "these limitations": a word that follows a possessive or
 demonstrative ("our", "their", "its", "these", "those") in at least `v` of its uses and that no author keyword holds is
-a framing noun ("Gal Vardi papers: what are their main findings?" asks for a summary, not about findings).
+a framing noun ("Gal Vardi papers: what are their main findings?" asks for a summary, not about findings). With
+`--participles`, words after a form of "be" ("is built on", "are prone to"): "which ones are built around GANs".
 
 The knob `v` is set on labelled words: the words of the papers' author keywords (subject words) are split in half by
 a hash; `v` is the lowest value at which at most `--subject-rate` of half A's words (seen often enough) would be
@@ -34,6 +35,8 @@ VERB_CONTEXT = frozenset({"can", "may", "will", "would", "could", "should", "mig
                           "they", "does", "do", "did", "often", "also"})
 # the words after which English puts the noun a paper frames itself with
 NOUN_CONTEXT = frozenset({"our", "their", "its", "these", "those"})
+# the words after which English puts a participle or a predicate adjective ("is built on", "are prone to")
+BE_CONTEXT = frozenset({"is", "are", "was", "were", "been", "be", "being"})
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -65,10 +68,19 @@ def main() -> None:
     ap.add_argument("--subject-rate", type=float, default=0.01,
                     help="share of subject (keyword) words allowed to be taken for verbs")
     ap.add_argument("--nouns", action="store_true", help="framing nouns (nouns.en.txt) instead of verbs (verbs.en.txt)")
+    ap.add_argument("--participles", action="store_true",
+                    help="participles and predicate adjectives (participles.en.txt) instead of verbs")
+    ap.add_argument("--function-words", action="store_true",
+                    help="function words (function_words.en.txt): NLTK's stop words as bm25s ships them, and "
+                         "scikit-learn's that no author keyword holds ('system', 'fire', 'detail' stay subjects)")
     ap.add_argument("--write", action="store_true", help="write the lexicon file")
     args = ap.parse_args()
-    out = LEXICON / ("nouns.en.txt" if args.nouns else "verbs.en.txt")
-    seen, after_verb, keyword_words = usage(args.corpora, NOUN_CONTEXT if args.nouns else VERB_CONTEXT)
+    if args.function_words:
+        return _function_words(usage(args.corpora)[2], args.write)
+    kind = "nouns" if args.nouns else "participles" if args.participles else "verbs"
+    out = LEXICON / f"{kind}.en.txt"
+    context = {"nouns": NOUN_CONTEXT, "participles": BE_CONTEXT, "verbs": VERB_CONTEXT}[kind]
+    seen, after_verb, keyword_words = usage(args.corpora, context)
     rate = {w: after_verb[w] / n for w, n in seen.items() if n >= args.min_count}
     subjects = defaultdict(list)
     for w in keyword_words:
@@ -84,16 +96,32 @@ def main() -> None:
     print(json.dumps(report))
     print(" ".join(verbs))
     if args.write:
-        what, context = (("Nouns a paper frames itself with", "a possessive or demonstrative") if args.nouns
-                         else ("Verbs and adverbs", "a modal, negation or pronoun"))
+        what, context = {"nouns": ("Nouns a paper frames itself with", "a possessive or demonstrative"),
+                         "participles": ("Participles and predicate adjectives", "a form of 'be'"),
+                         "verbs": ("Verbs and adverbs", "a modal, negation or pronoun")}[kind]
         out.write_text(
             f"# {what}, never an ML subject by themselves: request wording in a question about the collection.\n"
             "# Learned, not hand-written: python -m evals.experiments.framing_words --corpora "
-            f"{' '.join(p.name for p in args.corpora)}{' --nouns' if args.nouns else ''} --write\n"
+            f"{' '.join(p.name for p in args.corpora)}{'' if kind == 'verbs' else ' --' + kind} --write\n"
             f"# ({report['words']} words after {context} in >= {v:.0%} of >= {args.min_count} uses "
             f"in ICLR/ICML 2024 abstracts; no author keyword holds them; subject words so taken, held out: "
             f"{report['half_B_taken_for_verbs']})\n"
             + "\n".join(" ".join(verbs[i:i + 12]) for i in range(0, len(verbs), 12)) + "\n", encoding="utf-8")
+
+
+def _function_words(keyword_words: set[str], write: bool) -> None:
+    from bm25s.stopwords import STOPWORDS_EN_PLUS
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    words = sorted(set(STOPWORDS_EN_PLUS) | {w for w in ENGLISH_STOP_WORDS if w not in keyword_words})
+    print(len(words), " ".join(words))
+    if write:
+        (LEXICON / "function_words.en.txt").write_text(
+            "# Function words, never an ML subject by themselves (a hyphenated term keeps them: off-policy).\n"
+            "# Not hand-written: NLTK's English stop words (bm25s.stopwords.STOPWORDS_EN_PLUS) and scikit-learn's\n"
+            "# ENGLISH_STOP_WORDS less every word of an ICLR/ICML 2024 author keyword: python -m\n"
+            "# evals.experiments.framing_words --corpora iclr2024.jsonl icml2024.jsonl --function-words --write\n"
+            + "\n".join(" ".join(words[i:i + 16]) for i in range(0, len(words), 16)) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

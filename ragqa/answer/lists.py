@@ -72,6 +72,27 @@ def asks_every_paper(ctx: AnswerContext) -> bool:
     return not words or not names_subject(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir)
 
 
+def label_is_the_subject(ctx: AnswerContext) -> bool:
+    """No paper is firmly on the subject the rules read, and the question names a topic label beside other words
+    ("For my NeurIPS 2024 papers whose topic is Computer Vision, what's the main idea of each?"): when those words name
+    no subject (none left, or the LLM says so: query/subject.py), the label is the subject: ctx.result says so."""
+    result = ctx.result
+    label = result.label
+    if label is None or not ctx.settings.query.ask_subject or ctx.earlier or result.from_history:
+        return False
+    admitted = ctx.searcher.admitted(result.filters)
+    if not (label.papers | label.titled) & (admitted if admitted is not None else label.papers | label.titled):
+        return False
+    words = subject_words(result, also=(label.span,))
+    if words and names_subject(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir):
+        return False
+    n = len(label.papers | label.titled)
+    note = f"topic label from question: {label.span} ({n} paper{'s carry' if n != 1 else ' carries'} it); " \
+           "no other subject (read by the model)"
+    ctx.result = replace(result, topic=label, label=None, notes=[*result.notes, note])
+    return True
+
+
 def collection(ctx: AnswerContext) -> Iterator[Event]:
     """A list, count or group-by of the papers on the question's subject (topical.py), in two tiers; a count with
     none on it is 0; a list with none abstains."""
@@ -81,6 +102,9 @@ def collection(ctx: AnswerContext) -> Iterator[Event]:
                                {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats())
     by_id.update({h.paper_id: h for h in labelled if h.paper_id not in by_id})
     on, weaker = collection_tiers(ctx.judgement, topicality, [h.paper_id for h in labelled], lambda p: by_id[p].meta)
+    if not on and label_is_the_subject(ctx):  # again, the label the subject
+        yield from collection(ctx)
+        return
     if not on and asks_every_paper(ctx):  # "… and what does each one find?": the filters' papers are the answer
         ctx.result = replace(ctx.result, names_topic=False, notes=[*ctx.result.notes, NO_SUBJECT_NOTE])
         yield from (metadata_group if ctx.form == GROUP else metadata_list)(ctx)

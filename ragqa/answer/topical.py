@@ -47,14 +47,16 @@ def topical_query(result) -> str:
     return subject_words(result) or result.query
 
 
-def subject_words(result) -> str:
-    """The searched question less the filters' values (as the collection writes them, with a venue's series and year)
-    and request wording (metadata.subject_of); "" when nothing is left."""
+def subject_words(result, also: tuple[str, ...] = ()) -> str:
+    """The searched question less the filters' values (as the collection writes them, with a venue's series and year),
+    the spans `also` and request wording (metadata.subject_of); "" when nothing is left."""
     from ragqa.query.metadata import subject_of
 
-    spans = []
-    for value in result.filters.active().values():
+    spans = list(also)
+    for name, value in result.filters.active().items():
         spans.append(str(value))
+        if name == "author":  # a translation may keep only the surname: "the articles from Feizi"
+            spans += str(value).split()
         if isinstance(value, str) and re.search(r"\s(?:19|20)\d\d$", value):
             spans += [value.rsplit(" ", 1)[0], value.rsplit(" ", 1)[1]]
     return subject_of(result.query, spans)

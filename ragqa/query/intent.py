@@ -55,7 +55,7 @@ _COUNT = re.compile(  # "how many papers / orals …", "how many are indexed"; n
     r"(?:papers|works|studies|articles|publications|orals|spotlights|posters|ones|entries)\b)"
     r"|\bhow many\b(?=.{0,60}\b(?:indexed|in (?:the|this|your|my) (?:collection|library|index|corpus))\b)"
     r"|\bnumber of (?:papers|works|studies)\b|\bcount (?:the )?(?:papers|works)\b"
-    r"|多少篇|几篇|多少(?:个|项)?(?:研究|论文|工作)",
+    r"|多少篇|(?<![那这哪])几篇|多少(?:个|项)?(?:研究|论文|工作)",  # "那几篇": "those few", no count
     re.I)
 # "how many are / of them …" counts what the question names elsewhere: papers, when it names them or the collection
 # ("Out of the ICLR 2024 papers, how many are on RL?"); not "how many did they find" of one paper
@@ -84,7 +84,7 @@ _LIST = re.compile(
     r"|\bwho (?:works|worked|has worked|is working) on\b"
     # Chinese "which / what ... are there" asks for papers when a body-of-work noun goes with it, as "which" does in
     # English ("哪些论文", "论文有哪些", "有哪些…方法"); "在哪些层 / 哪些数据集" asks about one paper's content
-    r"|有没有|哪几篇|相关(?:的)?(?:论文|研究|工作)"
+    r"|有没有|[哪那这]几篇|相关(?:的)?(?:论文|研究|工作)"
     # in one clause
     r"|哪(?:些|几)[^。？?！!，,]{0,40}?" + _WORK_ZH + r"|" + _WORK_ZH + r"[^。？?！!，,]{0,30}?哪(?:些|几)",
     re.I)

@@ -14,8 +14,6 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from bm25s.stopwords import STOPWORDS_EN_PLUS
-
 from ragqa.ingest.paper import authors_of
 from ragqa.text.terms import REQUEST_VERBS
 
@@ -24,7 +22,9 @@ from ragqa.text.terms import REQUEST_VERBS
 # a strong cue ("Bengio et al.", "Bengio's papers", "Bengio 等") for any surname. Surnames are
 # title-case words (not GAN, LoRA).
 _SURNAME = r"(?P<a>[A-Z][a-z\u00c0-\u024f'’-]*[a-z\u00c0-\u024f])(?![\w-])"  # the whole word: not "Fei" of "Fei-Fei"
-_WEAK_CUES = (rf"\bby\s+(?:Prof(?:essor)?\.?\s+|Dr\.?\s+)?{_SURNAME}(?!\s*[A-Z])",)
+_WEAK_CUES = (rf"\bby\s+(?:Prof(?:essor)?\.?\s+|Dr\.?\s+)?{_SURNAME}(?!\s*[A-Z])",
+              # a Latin-letter name set in Chinese ("我收藏的 Feizi 的论文", "Loureiro 的论文")
+              rf"(?:^|(?<=[\u3400-\u9fff])|(?<=[\u3400-\u9fff]\s)){_SURNAME}(?=\s*[\u3400-\u9fff])")
 _CUES = (
     rf"{_SURNAME}\s+(?:et al\b|and (?:colleagues|co-?authors|collaborators))",
     rf"{_SURNAME}['’]s\s+(?:papers?|work|works|research|group|lab|publications?)",
@@ -33,7 +33,7 @@ _CUES = (
 # Cues strong enough to say "no indexed paper by X" when X is no indexed author.
 _STRONG = (
     r"\b(?:papers?|works?|publications?|research|articles?)\s+(?:written\s+)?by\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})",
-    r"\b(?:did|has|have)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+(?:publish|write|author|present|work(?:ed)?\s+on)",
+    r"\b(?i:did|has|have)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+(?:publish|write|author|present|work(?:ed)?\s+on)",
     r"\b(?:is|was|are|were)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+working\s+on\b",
     r"(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+et al\b",
 )
@@ -52,7 +52,9 @@ FRAME_WORDS = set(_lexicon("frame_words.en")) | REQUEST_VERBS
 # verbs, adverbs and the nouns a paper frames itself with, learned from how ML abstracts use them
 # (evals/experiments/framing_words.py): "fall under the topic X", "carry the label X", "their main findings" name no
 # subject; never part of a label test (a label may be a verb)
-VERBS = frozenset(_lexicon("verbs.en")) | frozenset(_lexicon("nouns.en"))
+VERBS = frozenset(_lexicon("verbs.en")) | frozenset(_lexicon("nouns.en")) | frozenset(_lexicon("participles.en"))
+# function words ("out of the ICLR papers", "among them"): evals/experiments/framing_words.py --function-words
+FUNCTION_WORDS = frozenset(_lexicon("function_words.en"))
 # Chinese request wording, matched anywhere in the question (Chinese has no spaces between words)
 _ZH_FRAME = re.compile("|".join(map(re.escape, _lexicon("frame_words.zh"))) + r"|[\u3000-\u303f\uff00-\uffef]")
 
@@ -180,6 +182,12 @@ class AuthorIndex:
             m = re.search(cue, question)
             if m and not (set(fold(m["a"]).split()) & FRAME_WORDS):
                 span = m["a"].rstrip(".'’")
+                names = self.surnames.get(fold(span), [])  # "Did Bau write anything on …": a known surname
+                if len(names) == 1:
+                    return AuthorMatch(span, names[0])
+                if names:
+                    ranked = sorted(names, key=lambda a: (-self.papers[a], a))
+                    return AuthorMatch(span, candidates=tuple((a, self.papers[a]) for a in ranked))
                 pool = list(self.full) + list(self.surnames)
                 near = difflib.get_close_matches(fold(span), pool, n=5, cutoff=0.75)
                 closest = tuple(dict.fromkeys(self.full.get(k) or self.surnames[k][0] for k in near))
@@ -214,7 +222,7 @@ def subject_of(question: str, spans: list[str]) -> str:
     rest = _ZH_FRAME.sub(" ", rest).lower()
     # function words go too ("out of the ICLR papers, how many …"), unless hyphenated into a term ("off-policy")
     words = [m[0] for m in re.finditer(r"[^\W_]+", rest)
-             if m[0] not in STOPWORDS_EN_PLUS or "-" in rest[max(m.start() - 1, 0):m.end() + 1]]
+             if m[0] not in FUNCTION_WORDS or "-" in rest[max(m.start() - 1, 0):m.end() + 1]]
     return " ".join(w for w in words if w not in FRAME_WORDS and w not in VERBS and not w.isdigit() and len(w) > 1)
 
 

@@ -24,6 +24,9 @@ class QueryPlan:
     names_topic: bool = True  # False: the question asks only about metadata ("What did X publish here?")
     # the whole subject is a topic label or keyword ("Which papers study robustness?")
     topic: TopicMatch | None = None
+    # a topic label the question names beside other words ("whose topic is Computer Vision, what's the main idea of
+    # each?"): its whole subject when those words name none (answer/lists.py asks)
+    label: TopicMatch | None = None
     given: Filters | None = None  # the filters the caller gave; the rest of `filters` was read from the question
 
     @property

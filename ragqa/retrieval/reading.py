@@ -32,6 +32,7 @@ def read_question(searcher, question: str, filters: Filters | None = None, histo
     if auto_filters and author:  # "work by Hidenori Tanaka and Ekdeep Singh Lubana": people, no subject
         spans += searcher.authors().full_names(question)
     topical = names_a_topic(question, spans)
+    label = topic
     topic = _whole_subject(topic, question, spans, notes)
     query, rewritten = question, False
     if history:
@@ -48,7 +49,7 @@ def read_question(searcher, question: str, filters: Filters | None = None, histo
             notes.append(f"translated: {query}")
             # 可解释性领域 -> "interpretability area"
             if auto_filters and not filters.topic and not topic and not history:
-                filters, topic = _topic_of_translation(searcher, question, query, filters, spans, notes)
+                filters, topic, label = _topic_of_translation(searcher, question, query, filters, spans, notes)
                 if filters.topic:  # the area named in Chinese: what is left of the translation says if more is asked
                     topical = names_a_topic(query, [*spans, filters.topic])
         else:
@@ -74,19 +75,21 @@ def read_question(searcher, question: str, filters: Filters | None = None, histo
         notes.append(f"no indexed paper {verb} {name}")
     return QueryPlan(question=question, query=query, filters=filters, given=given, notes=notes,
                      missing_name=name, missing_verb=verb, rewritten=rewritten, from_history=from_history,
-                     author=author, topic=topic, names_topic=topical or not filters.active() or bool(history))
+                     author=author, topic=topic, names_topic=topical or not filters.active() or bool(history),
+                     label=label if topic is None and not filters.topic and not history else None)
 
 
 def _topic_of_translation(searcher, question, query, filters, spans, notes):
-    """A Chinese question's topic area or keyword, read from its translation. -> (filters, topic hint)."""
+    """A Chinese question's topic area or keyword, read from its translation. -> (filters, the label when it is the
+    whole subject, the label named)."""
     from ragqa.query.metadata import ZH_CUE
 
     topic = searcher.topic_index().find(query)
     if topic is None:
-        return filters, None
+        return filters, None, None
     if topic.cued or ZH_CUE.search(question):
-        return searcher.check_filters(_parsed(filters, notes, "topic", topic.span)), None
-    return filters, _whole_subject(topic, query, spans, notes)
+        return searcher.check_filters(_parsed(filters, notes, "topic", topic.span)), None, None
+    return filters, _whole_subject(topic, query, spans, notes), topic
 
 
 def _whole_subject(topic: TopicMatch | None, text: str, spans: list[str], notes: list[str]) -> TopicMatch | None:

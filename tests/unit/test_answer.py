@@ -423,6 +423,30 @@ def test_a_filter_question_naming_no_subject_lists_what_the_filter_admits(indexe
             assert answer.abstained and answer.coverage == "not_covered" and re.search(r"\b2\b", answer.text)
 
 
+def test_a_topic_label_beside_request_words_is_the_subject_when_they_name_none(indexed):
+    """#44 3: "For my NeurIPS 2024 papers whose topic is Computer Vision, what's the gist of each?" names a topic label
+    beside request words; the rules keep "gist" as part of the subject, so no paper was on it. The subject check is
+    asked about the words beside the label: NO -> the label's papers (within the filter) are the answer."""
+    from dataclasses import replace as with_points
+
+    question = "For my NeurIPS 2024 papers whose topic is Computer Vision, what's the gist of each?"
+    for subject in ("NO", "YES"):
+        pipeline = _pipeline(indexed, [lambda prompt, s=subject: s if "Words left:" in prompt else ""])
+        pipeline.__dict__["calibration"] = with_points(pipeline.calibration, answer_threshold=1.1, list_threshold=1.1)
+        pipeline.__dict__["topical"] = with_points(pipeline.topical, on_point=1.1, related_point=1.1)
+        metas = pipeline.searcher.paper_meta()
+        gold = {pid for pid, m in metas.items()
+                if m.get("venue") == "NeurIPS 2024" and "computer vision" in (m.get("topic") or "").lower()}
+        answer = ask(pipeline, question)
+        asked = [p for p in pipeline._llm.prompts if "Words left:" in p]
+        assert asked and asked[0].rstrip().endswith("Words left: gist")  # the words beside the label
+        if subject == "NO":
+            assert gold and not answer.abstained and set(answer.counted) == gold
+            assert any("topic label from question: Computer Vision" in n for n in answer.notes)
+        else:
+            assert answer.abstained
+
+
 def test_the_subject_check_is_not_asked_when_it_is_off(indexed):
     """The LLM is asked only when no paper is firmly on the subject the rules read, and Settings.query.ask_subject
     turns it off: the rules' reading stands."""

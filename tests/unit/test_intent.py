@@ -30,7 +30,8 @@ from ragqa.query.intent import COUNT, EXPLAIN, LIST, classify
     ("Which datasets did they evaluate on?", EXPLAIN),
     ("How many ICLR 2024 papers study robustness?", COUNT),
     ("how many papers are about sparse autoencoders", COUNT),
-    ("ICML 2024 有多少篇关于强化学习的论文？", COUNT),
+    ("ICML 2024 有多少篇关于强化学习的论文？", COUNT), ("我存的 ICML 2024 论文里有几篇是讲扩散模型的？", COUNT),
+    ("我收藏的 Hinton 的那几篇文章分别讲了什么？", LIST),  # "those few papers": a list, no count
     ("What is DRAGON and how does it work?", EXPLAIN),
     ("Which paper introduces prospector heads?", EXPLAIN),
     ("Is there a paper that augments training images with a single diffusion step?", EXPLAIN),

@@ -65,6 +65,17 @@ def test_a_name_written_with_or_without_a_middle_initial_is_the_same_author():
     assert index.same_person("James Zhou") == ["James Zhou"]
 
 
+@pytest.mark.parametrize("question, name", [
+    ("我收藏的 Bengio 的那几篇文章分别提出了什么方法？", "Yoshua Bengio"),  # a Latin name set in Chinese
+    ("Schölkopf 的论文讲了什么？", "Bernhard Schölkopf"),
+    ("Did Bengio write anything on causality?", "Yoshua Bengio"),  # a known surname after a strong cue
+    ("Adam 的收敛性有哪些论文研究？", None),  # a word of the indexed texts is no author without a strong cue
+])
+def test_a_surname_alone_is_an_author_where_the_question_sets_it_as_one(question, name):
+    match = AuthorIndex(PAPERS).find(question)
+    assert (match.name if match else None) == name
+
+
 def test_an_unknown_author_gets_the_closest_spellings():
     match = AuthorIndex(PAPERS).find("Which papers by Yoshua Bengoi are indexed?")
     assert match.unknown and match.closest == ("Yoshua Bengio",)
@@ -396,6 +407,8 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
     # nouns a paper frames itself with (lexicon/nouns.en.txt, learned the same way) frame no subject either
     ("Give me the contributions and limitations of my ICML 2024 papers", ["ICML 2024"], ""),
     ("Which NeurIPS 2024 papers are on diffusion, and what are their results?", ["NeurIPS 2024"], "diffusion"),
+    # participles after a form of "be" (lexicon/participles.en.txt) and function words go
+    ("Among my ICLR 2025 papers, which ones are built around generative models?", ["ICLR 2025"], "generative models"),
     # function words go, unless hyphenated into a term
     ("Out of my ICML 2024 papers, how many are on diffusion?", ["ICML 2024"], "diffusion"),
     ("Which papers study off-policy evaluation?", [], "off policy evaluation"),
