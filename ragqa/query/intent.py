@@ -68,7 +68,7 @@ _LIST = re.compile(
     # ("which paper studies X" asks for one paper: "studies" is its verb there)
     r"\b(?:which|what|any|list(?: the| all)?|show(?: me)?(?: the| all)?|find(?: me)?(?: the| all)?)\s+"
     r"(?!(?:\w+\s+){0,3}?(?:paper|work|one|article)\s)(?:\w+\s+){0,3}?"
-    r"(?:papers|works|studies|articles|publications|approaches|methods|orals|spotlights|posters)\b"
+    r"(?:papers|works|studies|articles|publications|approaches|methods|orals|spotlights|posters|ones)\b"
     r"|\b(?:is|are) there (?:any )?(?:\w+\s+)?(?:work|works|research|papers|studies|literature)\b"
     r"|\b(?:papers|works|studies|research) "
     r"(?:on|about|that|which|in|by|from|studying|proposing|addressing|mentioning|using)\b"

@@ -33,7 +33,7 @@ _CUES = (
 # Cues strong enough to say "no indexed paper by X" when X is no indexed author.
 _STRONG = (
     r"\b(?:papers?|works?|publications?|research|articles?)\s+(?:written\s+)?by\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})",
-    r"\b(?i:did|has|have)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+(?:publish|write|author|present|work(?:ed)?\s+on)",
+    r"\b(?i:did|has|have)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+(?:publish|write|author|co-?author|present|work(?:ed)?\s+on)",
     r"\b(?:is|was|are|were)\s+(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+working\s+on\b",
     r"(?P<a>[A-Z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+){0,2})\s+et al\b",
 )

@@ -50,6 +50,8 @@ from ragqa.query.intent import COUNT, EXPLAIN, LIST, classify
     ("How many label errors did they find in the safety datasets?", EXPLAIN),
     ("Roughly how many questions does it contain?", EXPLAIN),
     ("How many orals are there from ICLR 2024?", COUNT), ("how many are indexed from NeurIPS 2024?", COUNT),
+    ("Among my NeurIPS 2024 papers, which ones are about diffusion models?", LIST),
+    ("Which one of them proposes a new sampler?", EXPLAIN),
     # "how many are / of them" counts the papers the question names elsewhere
     ("Of my NeurIPS 2024 papers, how many are on diffusion models?", COUNT),
     ("I saved a lot of posters; how many of them study graphs?", COUNT),

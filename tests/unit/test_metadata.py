@@ -69,6 +69,7 @@ def test_a_name_written_with_or_without_a_middle_initial_is_the_same_author():
     ("我收藏的 Bengio 的那几篇文章分别提出了什么方法？", "Yoshua Bengio"),  # a Latin name set in Chinese
     ("Schölkopf 的论文讲了什么？", "Bernhard Schölkopf"),
     ("Did Bengio write anything on causality?", "Yoshua Bengio"),  # a known surname after a strong cue
+    ("how many papers has Bengio co-authored in here", "Yoshua Bengio"),
     ("Adam 的收敛性有哪些论文研究？", None),  # a word of the indexed texts is no author without a strong cue
 ])
 def test_a_surname_alone_is_an_author_where_the_question_sets_it_as_one(question, name):
