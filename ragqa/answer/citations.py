@@ -28,11 +28,12 @@ from ragqa.answer.guards import (
 )
 from ragqa.answer.naming import own_name, paper_name
 from ragqa.answer.records import Citation, Source
+from ragqa.answer.support import MARKER, stems
 from ragqa.ingest.paper import authors_of
 from ragqa.text.clean import CJK
 from ragqa.text.sentences import BEFORE_STOP, content_words, text_units
 
-_MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
+_MARKER = MARKER  # the answer's markers, as the claim-support features read them
 
 
 def parse_markers(text: str) -> list[tuple[str, list[int]]]:
@@ -130,13 +131,6 @@ def _supported(sentence: str, cited: list[Source], minimum: float = DEFAULT_KNOB
     # a clause label is no evidence
     found = stems(content_words(" ".join(" ".join(s.evidence) for s in cited) + " " + names))
     return len(words & found) / len(words) >= minimum
-
-
-def stems(words: set[str]) -> set[str]:
-    """Words stemmed as BM25 stems them (lexical.stemmer)."""
-    from ragqa.store.lexical import stemmer
-
-    return set(stemmer().stemWords(list(words)))
 
 
 def _shown_name(meta: dict) -> str | None:

@@ -81,14 +81,13 @@ def label_is_the_subject(ctx: AnswerContext) -> bool:
     if label is None or not ctx.settings.query.ask_subject or ctx.earlier or result.from_history:
         return False
     admitted = ctx.searcher.admitted(result.filters)
-    if not (label.papers | label.titled) & (admitted if admitted is not None else label.papers | label.titled):
+    carrying = label.papers | label.titled
+    if not (carrying if admitted is None else carrying & admitted):
         return False
     words = subject_words(result, also=(label.span,))
     if words and names_subject(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir):
         return False
-    n = len(label.papers | label.titled)
-    note = f"topic label from question: {label.span} ({n} paper{'s carry' if n != 1 else ' carries'} it); " \
-           "no other subject (read by the model)"
+    note = f"topic label from question: {label.carried}; no other subject (read by the model)"
     ctx.result = replace(result, topic=label, label=None, notes=[*result.notes, note])
     return True
 

@@ -30,7 +30,8 @@ FEATURES = ("share", "share_all", "new_share", "question_only_share", "new_words
             "question_in_source", "length", "cited")
 DEFAULT_FILE = Path(__file__).resolve().parent.parent / "calibration" / "claim-support.json"
 
-_MARKERS = re.compile(r"\[\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*\]")  # "[1]", "[2, 3]", "[2-4]"
+# a citation marker, "[1]", "[2, 3]", "[2-4]" (its numbers the group); citations.py reads markers with it
+MARKER = re.compile(r"\[(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\]")
 # a name as written: two capitals (LoRA, CLIP, ViT, SAEs, Zero-Shot), letters and digits (GPT-4, DINOv2, HiBug2), or a
 # capital before a hyphen (B-cos)
 _TOKEN = re.compile(r"(?<![\w-])[A-Za-z][\w+*-]*[\w+*]")
@@ -46,7 +47,7 @@ def stems(words: Iterable[str]) -> set[str]:
 
 def claim_words(text: str) -> set[str]:
     """A text's content words, stemmed, markers left out."""
-    return stems(content_words(_MARKERS.sub(" ", text)))
+    return stems(content_words(MARKER.sub(" ", text)))
 
 
 def source_text(meta: Mapping, evidence: Iterable[str]) -> str:
@@ -57,7 +58,7 @@ def source_text(meta: Mapping, evidence: Iterable[str]) -> str:
 
 def names(text: str) -> set[str]:
     """The names a text writes in mixed case, capitals or with digits: methods, datasets, benchmarks, models."""
-    return {t for t in _TOKEN.findall(_MARKERS.sub(" ", text))
+    return {t for t in _TOKEN.findall(MARKER.sub(" ", text))
             if len(re.findall(r"[A-Z]", t)) >= 2 or re.search(r"\d", t) or re.match(r"[A-Z]-", t)}
 
 
@@ -97,7 +98,7 @@ def features(sentence: str, source: str, question: str = "", cited: bool = True)
     credited to it."""
     if CJK.search(sentence):
         return None
-    plain = _MARKERS.sub(" ", sentence)
+    plain = MARKER.sub(" ", sentence)
     words = claim_words(plain)
     if not words:
         return None

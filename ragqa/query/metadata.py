@@ -49,10 +49,10 @@ def _lexicon(name: str) -> list[str]:
 
 
 FRAME_WORDS = set(_lexicon("frame_words.en")) | REQUEST_VERBS
-# verbs, adverbs and the nouns a paper frames itself with, learned from how ML abstracts use them
+# verbs, adverbs, participles and the nouns a paper frames itself with, learned from how ML abstracts use them
 # (evals/experiments/framing_words.py): "fall under the topic X", "carry the label X", "their main findings" name no
 # subject; never part of a label test (a label may be a verb)
-VERBS = frozenset(_lexicon("verbs.en")) | frozenset(_lexicon("nouns.en")) | frozenset(_lexicon("participles.en"))
+LEARNED_FRAMING = frozenset(w for name in ("verbs.en", "nouns.en", "participles.en") for w in _lexicon(name))
 # function words ("out of the ICLR papers", "among them"): evals/experiments/framing_words.py --function-words
 FUNCTION_WORDS = frozenset(_lexicon("function_words.en"))
 # Chinese request wording, matched anywhere in the question (Chinese has no spaces between words)
@@ -223,7 +223,8 @@ def subject_of(question: str, spans: list[str]) -> str:
     # function words go too ("out of the ICLR papers, how many …"), unless hyphenated into a term ("off-policy")
     words = [m[0] for m in re.finditer(r"[^\W_]+", rest)
              if m[0] not in FUNCTION_WORDS or "-" in rest[max(m.start() - 1, 0):m.end() + 1]]
-    return " ".join(w for w in words if w not in FRAME_WORDS and w not in VERBS and not w.isdigit() and len(w) > 1)
+    return " ".join(w for w in words
+                    if w not in FRAME_WORDS and w not in LEARNED_FRAMING and not w.isdigit() and len(w) > 1)
 
 
 def names_a_topic(question: str, spans: list[str]) -> bool:
@@ -295,6 +296,13 @@ class TopicMatch:
     papers: frozenset[str]  # the papers labelled with it
     cued: bool  # the question calls it an area / topic / track / keyword
     titled: frozenset[str] = frozenset()  # the papers whose title says it, word for word
+
+    @property
+    def carried(self) -> str:
+        """The label and how many papers carry it in their topic, keywords or title (as a list's lead counts them):
+        "robustness (3 papers carry it)"."""
+        n = len(self.papers | self.titled)
+        return f"{self.span} ({n} paper{'s carry' if n != 1 else ' carries'} it)"
 
 
 class TopicIndex:

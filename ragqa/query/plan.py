@@ -36,8 +36,7 @@ class QueryPlan:
         given = (self.given or Filters()).active()
         read = [f"{name}={value}" for name, value in self.filters.active().items() if name not in given]
         if self.topic is not None:
-            n = len(self.topic.papers | self.topic.titled)
-            read.append(f"{self.topic.span} ({n} paper{'s carry' if n != 1 else ' carries'} it)")
+            read.append(self.topic.carried)
         return read
 
     @property

@@ -97,8 +97,7 @@ def _whole_subject(topic: TopicMatch | None, text: str, spans: list[str], notes:
     None when it is only part of it ("robustness of deep learning models")."""
     if topic is None or names_a_topic(text, spans + [topic.span]):
         return None
-    n = len(topic.papers | topic.titled)  # as the answer's lead counts them: topic, keywords or title
-    notes.append(f"topic label from question: {topic.span} ({n} paper{'s carry' if n != 1 else ' carries'} it)")
+    notes.append(f"topic label from question: {topic.carried}")
     return topic
 
 
