@@ -42,6 +42,7 @@ class AnswerContext:
     judgement: Any = None
     retrieved: list[Hit] = field(default_factory=list)  # the hits, and the papers the last answer cited
     earlier: list[Hit] = field(default_factory=list)  # the papers the last answer cited, when the question refers back
+    subject_checks: dict = field(default_factory=dict)  # words -> whether the LLM read a subject in them (asked once)
 
     @property
     def settings(self):

@@ -29,6 +29,7 @@ from ragqa.query.metadata import names_a_topic
 from ragqa.query.subject import names_subject
 from ragqa.retrieval.hits import Hit
 from ragqa.retrieval.retrieve import SearchResult
+from ragqa.text.clean import CJK
 
 
 def collection_tiers(judgement, topicality, labels: list[str], meta_of) -> tuple[list[str], list[str]]:
@@ -69,7 +70,40 @@ def asks_every_paper(ctx: AnswerContext) -> bool:
     if (not active and ctx.form != COUNT) or (active and not ctx.searcher.admitted(result.filters)):
         return False
     words = subject_words(result)  # none left of the searched words (a translation may read so): no subject
-    return not words or not names_subject(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir)
+    return not words or not _names_subject(ctx, words)
+
+
+def _names_subject(ctx: AnswerContext, words: str) -> bool:
+    """query/subject.py's check of `words`, asked of the LLM once per question."""
+    if words not in ctx.subject_checks:
+        ctx.subject_checks[words] = names_subject(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir)
+    return ctx.subject_checks[words]
+
+
+def filter_papers_answer(ctx: AnswerContext, chosen: tuple[str, ...]) -> bool:
+    """Whether the few papers a filter admits answer a question about them ("Which paper did X co-author, and what
+    does it propose?"): yes when the question names no subject besides the filter (the rules read none, or the LLM
+    reads none in the words left) or the topical model puts one of them on or near it (near_subject); not for
+    "ICLR 2025 orals on LLMs?" when the one oral is on something else (that question is then answered from the
+    filter as a list, or not covered). Off with Settings.query.ask_subject, as the other subject checks."""
+    result = ctx.result
+    if not result.names_topic or not ctx.settings.query.ask_subject or ctx.earlier or result.from_history:
+        return True
+    words = subject_words(result)  # Chinese words are left only when no LLM translated the question: unread
+    return not words or bool(CJK.search(words)) or near_subject(ctx, chosen, words) or not _names_subject(ctx, words)
+
+
+def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str) -> bool:
+    """Whether the topical model puts one of the `chosen` papers at least near (related_point) the subject read from
+    `words`, or from any run of two or more of them: the rules leave request words beside a subject ("in-context
+    learning: what's the headline result?"), and those sink the P of the paper on it (0.003 here); a subject is a
+    run of the words, so the best-supported run stands for it."""
+    split = words.split()
+    runs = {" ".join(split[i:j]) for i in range(len(split)) for j in range(i + min(2, len(split)), len(split) + 1)}
+    within = [c for c in ctx.candidates if c.paper_id in set(chosen)]
+    metas, stats, model = {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats(), ctx.pipeline.topical
+    return any(judge_topical(model, run, within, metas, stats).probabilities.get(pid, 0.0) >= model.related_point
+               for run in sorted(runs) for pid in chosen)
 
 
 def label_is_the_subject(ctx: AnswerContext) -> bool:
@@ -85,7 +119,7 @@ def label_is_the_subject(ctx: AnswerContext) -> bool:
     if not (carrying if admitted is None else carrying & admitted):
         return False
     words = subject_words(result, also=(label.span,))
-    if words and names_subject(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir):
+    if words and _names_subject(ctx, words):
         return False
     note = f"topic label from question: {label.carried}; no other subject (read by the model)"
     ctx.result = replace(result, topic=label, label=None, notes=[*result.notes, note])

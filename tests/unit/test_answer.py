@@ -400,6 +400,27 @@ def test_a_filter_that_admits_one_paper_names_it(indexed):
     assert not one.abstained and one.citations[0].title.startswith("Benign Overfitting and Grokking")
 
 
+def test_a_filter_s_few_papers_are_not_named_for_a_subject_none_of_them_is_on(indexed):
+    """#44 2: "Did Gal Vardi write anything on protein folding?": his filter admits two papers, neither on the
+    subject (nothing is on it here); the subject check reads one (YES), so the answer is no, saying how many papers
+    the filter admitted, not "Yes [1]" over a paper on something else. NO (the words name no subject) names them."""
+    from dataclasses import replace as with_points
+
+    question = "Did Gal Vardi write anything on protein folding?"
+    for subject in ("YES", "NO"):
+        answer_reply = cite("Benign Overfitting", "It shows benign overfitting in ReLU networks")
+        pipeline = _pipeline(indexed, [lambda prompt, s=subject, a=answer_reply: s if "Words left:" in prompt
+                                       else a(prompt)])
+        pipeline.__dict__["calibration"] = with_points(pipeline.calibration, answer_threshold=1.1, list_threshold=1.1)
+        pipeline.__dict__["topical"] = with_points(pipeline.topical, on_point=1.1, related_point=1.1)
+        answer = ask(pipeline, question)
+        if subject == "YES":
+            assert answer.abstained and answer.coverage == "not_covered" and not answer.citations
+            assert re.search(r"\b2\b", answer.text)
+        else:
+            assert not answer.abstained and answer.citations
+
+
 def test_a_filter_question_naming_no_subject_lists_what_the_filter_admits(indexed):
     """#44 2: the rules read a leftover request word as a subject no paper is on ("… and what does each one find?");
     the subject check (query/subject.py) is asked, and when the LLM reads no subject the filter's papers are the
