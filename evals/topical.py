@@ -4,12 +4,13 @@ keywords.
 For each keyword held by 3 to 60 papers, one question ("Which papers study <keyword>?" and four other frames, one
 drawn per keyword); gold = the papers whose author keywords hold it (`strict`), plus those whose title or abstract
 states it (`loose`: author keywords are incomplete, so a listed paper stating the keyword counts as correct). Keywords
-are split by a hash of their text: 70% fit the model, 30% are held out and never fitted on. Candidates are what a
-list question scores (search with `aggregate_k`); the model is a logistic regression (scikit-learn) over
-topical.FEATURES, labelled with `loose`. The operating points are chosen on the fit keywords only: `on_point` the
-lowest P at which their lists (papers at or above it + the papers labelled with the whole subject, as answers list
-them) reach a mean precision of 0.8; `related_point` the lowest P below it whose band [P, on_point) still holds more
-papers on the subject than not (precision >= 0.5).
+are split by a hash of their text: 70% fit the model, 30% are held out and never fitted on. Candidates are what a list
+question scores (search with `aggregate_k`); the model is a logistic regression (scikit-learn) over topical.FEATURES,
+labelled with `loose`, each row fitted twice: with its labels and without (`unlabelled`: many libraries hold papers
+with no topic or keywords, and a paper without labels is not a paper labelled otherwise). The operating points are
+chosen on the fit keywords only: `on_point` the lowest P at which their lists (papers at or above it + the papers
+labelled with the whole subject, as answers list them) reach a mean precision of 0.8; `related_point` the lowest P
+below it whose band [P, on_point) still holds more papers on the subject than not (precision >= 0.5).
 
 Usage (the corpus indexed in its own store first):
   RAGQA_VECTORSTORE_DIR=/tmp/iclr-vs RAGQA_DATA_DIR=/tmp/none ragqa ingest ../shared/data/corpora/iclr2024.jsonl
@@ -108,11 +109,24 @@ def scores(rows: list[dict], listed: dict[str, set[str]]) -> dict:
             "precision": round(float(np.mean(precision)), 4) if precision else None, "no_list": empty}
 
 
+def unlabelled(x: np.ndarray) -> np.ndarray:
+    """Feature rows as if the papers had no topic or keywords (a library without labels: ICML, a BibTeX export)."""
+    from ragqa.answer.topical import FEATURES
+
+    x = np.array(x, dtype=float).reshape(-1, len(FEATURES)).copy()
+    x[:, FEATURES.index("label_coverage")] = 0.0
+    x[:, FEATURES.index("labelled")] = 0.0
+    return x
+
+
 def fit(rows: list[dict], seed: int):
+    """Logistic regression on the fit keywords' rows, each row twice: as labelled and as unlabelled(), so one model
+    reads a paper without labels as one (label_coverage 0 with `labelled` 0), not as labelled otherwise."""
     from sklearn.linear_model import LogisticRegression
 
     x = np.array([v for r in rows for v in r["x"]])
     y = np.array([int(pid in set(r["loose"])) for r in rows for pid in r["ids"]])
+    x, y = np.vstack([x, unlabelled(x)]), np.concatenate([y, y])
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
     model = LogisticRegression(C=1.0, max_iter=2000, random_state=seed).fit((x - mean) / scale, y)
     return mean, scale, model.coef_[0], float(model.intercept_[0])
@@ -193,6 +207,7 @@ def main(argv=None) -> int:
     mean, scale, coef, intercept = fit(fit_rows, args.seed)
     tmp = TopicalModel("", FEATURES, tuple(mean), tuple(scale), tuple(coef), intercept, 0.5, 0.5)
     probs = {r["id"]: tmp.probability(np.array(r["x"]).reshape(-1, len(FEATURES))) for r in kept}
+    bare = {r["id"]: tmp.probability(unlabelled(r["x"])) for r in kept}  # the same papers without their labels
     grid = [round(p, 3) for p in np.arange(0.02, 0.96, 0.01)]
 
     def precision_at(point, which):
@@ -231,6 +246,11 @@ def main(argv=None) -> int:
                                                 {k: v | set(r["labelled"]) for r in which
                                                  for k, v in [(r["id"], base[r["id"]])]}),
         }
+    # a library without labels: the same questions and papers, label features unset, no labelled papers to add
+    for name, which in (("fit", fit_rows), ("heldout", held_rows)):
+        report[name]["unlabelled_topical"] = scores(which, listed_at(which, bare, on_point, labels=False))
+        report[name]["unlabelled_topical_with_related"] = scores(which, listed_at(which, bare, related_point,
+                                                                                  labels=False))
     # as ask.py lists them (ICLR: every paper has keywords)
     for name, which in (("fit", fit_rows), ("heldout", held_rows)):
         on = listed_at(which, probs, on_point, labels=False)

@@ -27,7 +27,7 @@ from ragqa.text.terms import TermStats, terms
 # no feature of the paper's standing among the other candidates (answerability's lead and spread): many papers can be on
 # a subject at once, and within a filter the candidates are few; fitted with them, held-out keyword lists scored the
 # same (recall 0.915 / precision 0.775 against 0.910 / 0.775 without: evals/reports/20261206-topical-iclr2024)
-FEATURES = ("cosine", "closeness", "coverage", "rarest", "label_coverage", "title_coverage")
+FEATURES = ("cosine", "closeness", "coverage", "rarest", "label_coverage", "title_coverage", "labelled")
 
 
 def label_text(meta: dict) -> str:
@@ -81,7 +81,8 @@ def feature_rows(query: str, candidates: list[Candidate], metas: dict[str, dict]
         have = stats.terms_of(c.paper_id)
         labels = set(terms(label_text(meta)))
         title = set(terms(f"{meta.get('title') or ''} {meta.get('label') or ''}"))
-        extra = {"coverage": _weighted_share(weights, have),
+        extra = {"labelled": 1.0 if labels else 0.0,  # a paper without labels: label_coverage 0 says nothing
+                 "coverage": _weighted_share(weights, have),
                  "rarest": _weighted_share({t: weights[t] for t in seen}, have) if seen else 0.0,
                  "label_coverage": _weighted_share(weights, labels), "title_coverage": _weighted_share(weights, title)}
         rows.append([extra[f] if f in extra else getattr(c, f) for f in FEATURES])

@@ -43,6 +43,25 @@ def test_label_coverage_is_the_share_of_the_questions_vocabulary_a_papers_labels
     assert label[0] == pytest.approx(1.0) and label[2] == pytest.approx(1.0) and label[1] == 0.0
 
 
+def test_a_paper_without_labels_is_read_as_one_not_as_labelled_otherwise():
+    """`labelled` is 0 for a paper with no topic or keywords (a library without labels), 1 for one with; the committed
+    model, fitted on each row with and without labels, puts a paper that states the subject in its title and abstract
+    but has no labels on the subject, and the same paper labelled with something else below it."""
+    from ragqa.answer.topical import load_topical
+    from ragqa.config import Settings
+
+    rows = feature_rows("reinforcement learning", [_candidate(p, 0.5) for p in METAS], METAS, STATS)
+    assert list(rows[:, FEATURES.index("labelled")]) == [1.0, 1.0, 1.0]
+    bare = {"b": {"title": "Reinforcement Learning for Robots", "text": "We study reinforcement learning."}}
+    stats = TermStats(bare | {"o": {"title": "x", "text": "other words"}})
+    row = feature_rows("reinforcement learning", [_candidate("b", 0.6)], bare, stats)
+    assert row[0, FEATURES.index("labelled")] == 0.0 and row[0, FEATURES.index("label_coverage")] == 0.0
+    model = load_topical(Settings(), "all-MiniLM-L6-v2")
+    otherwise = row.copy()
+    otherwise[0, FEATURES.index("labelled")] = 1.0  # labelled, but not with the subject
+    assert model.probability(row)[0] >= model.on_point > model.probability(otherwise)[0]
+
+
 def test_probability_rises_with_each_positive_feature_and_tiers_follow_the_points():
     model = _model()
     rows = np.zeros((3, len(FEATURES)))
