@@ -51,7 +51,7 @@ _FIELDS = (  # (field of a paper's record, wording that asks for it about a pape
 )
 
 _COUNT = re.compile(  # "how many papers / orals …", "how many are indexed"; not "how many label errors did they find"
-    r"\bhow many\b(?=(?:\s+[\w-]+){0,4}?\s+"
+    r"\bhow many\b(?=(?:\s+[\w'’.-]+){0,4}?\s+"  # words between: "of David Bau's", "NeurIPS'24"
     r"(?:papers|works|studies|articles|publications|orals|spotlights|posters|ones|entries)\b)"
     r"|\bhow many\b(?=.{0,60}\b(?:indexed|in (?:the|this|your|my) (?:collection|library|index|corpus))\b)"
     r"|\bnumber of (?:papers|works|studies)\b|\bcount (?:the )?(?:papers|works)\b"

@@ -56,6 +56,8 @@ from ragqa.query.intent import COUNT, EXPLAIN, LIST, classify
     ("Of my NeurIPS 2024 papers, how many are on diffusion models?", COUNT),
     ("I saved a lot of posters; how many of them study graphs?", COUNT),
     ("The paper reports several ablations; how many are there?", EXPLAIN),
+    # a possessive or a short year among the words before "papers"
+    ("How many of Yoshua Bengio's papers are about GFlowNets?", COUNT), ("how many ICML'24 orals study RL?", COUNT),
     # a search-box phrase asks what the collection has on it; a bare name or a sentence does not
     ("concept bottleneck models", LIST), ("reinforcement learning theory", LIST), ("DiffAug", EXPLAIN),
     ("data shapley for valuing individual training points of a classifier", EXPLAIN),
