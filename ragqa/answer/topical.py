@@ -151,7 +151,13 @@ class Topicality:
 
 def judge_topical(model: TopicalModel, query: str, candidates: list[Candidate], metas: dict[str, dict],
                   stats: TermStats) -> Topicality:
+    """Each paper's P of being on the subject `query` names: the better of the subject as written and with its
+    acronyms spelled out ("RL" -> "reinforcement learning": an abstract may write only one of them)."""
+    from ragqa.query.metadata import spelled_out
+
     p = model.probability(feature_rows(query, candidates, metas, stats))
+    if len(candidates) and (long := spelled_out(query)) != query:
+        p = np.maximum(p, model.probability(feature_rows(long, candidates, metas, stats)))
     probs = {c.paper_id: float(v) for c, v in zip(candidates, p)}
     ranked = sorted(probs, key=lambda pid: -probs[pid])
     return Topicality(probs, tuple(pid for pid in ranked if probs[pid] >= model.on_point),

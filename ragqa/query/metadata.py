@@ -55,6 +55,20 @@ FRAME_WORDS = set(_lexicon("frame_words.en")) | REQUEST_VERBS
 LEARNED_FRAMING = frozenset(w for name in ("verbs.en", "nouns.en", "participles.en") for w in _lexicon(name))
 # function words ("out of the ICLR papers", "among them"): evals/experiments/framing_words.py --function-words
 FUNCTION_WORDS = frozenset(_lexicon("function_words.en"))
+# acronyms and what they stand for, learned from ICLR/ICML 2024 abstracts (evals/experiments/acronyms.py); one that
+# is also a function word ("AT", "NO") is read only as that word
+ACRONYMS = {short.lower(): long for short, long in
+            (line.split("\t", 1) for line in (LEXICON / "acronyms.en.txt").read_text(encoding="utf-8").splitlines()
+             if line.strip() and not line.startswith("#")) if short.lower() not in FUNCTION_WORDS}
+_ACRONYM = re.compile(r"\b(" + "|".join(sorted(map(re.escape, ACRONYMS), key=len, reverse=True)) + r")s?\b", re.I)
+
+
+def spelled_out(text: str) -> str:
+    """`text` with each acronym the abstracts define written out ("papers on RL" -> "papers on reinforcement
+    learning"); `text` itself when it holds none."""
+    return _ACRONYM.sub(lambda m: ACRONYMS[m.group(1).lower()], text)
+
+
 # Chinese request wording, matched anywhere in the question (Chinese has no spaces between words)
 _ZH_FRAME = re.compile("|".join(map(re.escape, _lexicon("frame_words.zh"))) + r"|[\u3000-\u303f\uff00-\uffef]")
 

@@ -62,6 +62,17 @@ def test_a_paper_without_labels_is_read_as_one_not_as_labelled_otherwise():
     assert model.probability(row)[0] >= model.on_point > model.probability(otherwise)[0]
 
 
+def test_an_acronym_is_also_read_spelled_out():
+    """The abstracts define "RL" as reinforcement learning (query/lexicon/acronyms.en.txt): a paper labelled only
+    "reinforcement learning" is on the subject "RL"; a function word written in capitals ("AT", "NO") stays a word."""
+    from ragqa.query.metadata import spelled_out
+
+    assert spelled_out("papers on RL and LLMs") == "papers on reinforcement learning and large language model"
+    assert spelled_out("no results at all") == "no results at all"
+    verdict = judge_topical(_model(), "RL", [_candidate("kw", 0.5)], METAS, STATS)
+    assert verdict.on == ("kw",)  # label_coverage 0 for "rl" as written: cosine 0.5 - 1 alone is below 0.3
+
+
 def test_probability_rises_with_each_positive_feature_and_tiers_follow_the_points():
     model = _model()
     rows = np.zeros((3, len(FEATURES)))
