@@ -94,6 +94,25 @@ def featurise(pipeline, questions: list[dict]) -> list[dict]:
     return rows
 
 
+def refeaturise(pipeline, rows: list[dict]) -> list[dict]:
+    """`rows` (featurise's) with the lexical features computed again by today's feature_rows, on the same candidates
+    and their cosine and closeness; the question is searched again only for its subject (topical_query)."""
+    from ragqa.answer.answerability import Candidate
+    from ragqa.answer.topical import feature_rows, topical_query
+    from ragqa.retrieval.retrieve import search
+
+    searcher = pipeline.searcher
+    stats, records = searcher.term_stats(), searcher.paper_meta()
+    out = []
+    for r in rows:
+        if not r["gate"]:
+            query = topical_query(search(searcher, r["question"], k=5))
+            candidates = [Candidate(pid, x[0], x[1], 0.0, 0.0, 0.0, 0.0, 0.0) for pid, x in zip(r["ids"], r["x"])]
+            r = dict(r, x=feature_rows(query, candidates, records.many(r["ids"]), stats).tolist())
+        out.append(r)
+    return out
+
+
 def scores(rows: list[dict], listed: dict[str, set[str]]) -> dict:
     """Mean per-question strict recall and loose precision of `listed` (question id -> paper ids)."""
     recall, precision, empty = [], [], 0
@@ -176,6 +195,9 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--limit", type=int, default=None, help="questions per split (default: all)")
+    parser.add_argument("--features-from", type=Path, default=None,
+                        help="an earlier run's rows.jsonl: its candidates and their cosine/closeness kept, the lexical "
+                             "features computed again by today's code (a change to feature_rows refits in a minute)")
     args = parser.parse_args(argv)
 
     from ragqa.answer.topical import FEATURES, TopicalModel
@@ -197,6 +219,9 @@ def main(argv=None) -> int:
     cache = args.out / "rows.jsonl"
     if cache.exists():
         rows = [json.loads(line) for line in cache.open(encoding="utf-8")]
+    elif args.features_from:
+        rows = refeaturise(Pipeline(), [json.loads(line) for line in args.features_from.open(encoding="utf-8")])
+        cache.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     else:
         pipeline = Pipeline()
         rows = featurise(pipeline, questions)
