@@ -69,8 +69,8 @@ def route(ctx: AnswerContext, history: list[str] | None, cited_before: list[str]
 
 def judge(ctx: AnswerContext, cited_before: list[str] | None) -> None:
     """The answerability decision over the hits and the papers the last answer cited; a filter admitting no more
-    papers than an answer explains names them ("Which paper did X co-author, and what does it propose?") unless the
-    question asks for a subject none of them is on (lists.filter_papers_answer)."""
+    papers than an answer explains names those that answer it ("Which paper did X co-author, and what does it
+    propose?"; lists.filter_papers_answer)."""
     settings, searcher = ctx.settings, ctx.searcher
     ctx.result, ctx.earlier = _earlier_hits(ctx.pipeline, ctx.result, cited_before)
     ctx.qvec = ctx.pipeline.embedder.get_query_embedding(ctx.result.query)
@@ -79,8 +79,10 @@ def judge(ctx: AnswerContext, cited_before: list[str] | None) -> None:
     admitted = searcher.admitted(ctx.result.filters) if ctx.result.filters.active() else None
     chosen = tuple(h.paper_id for h in ctx.retrieved if admitted and h.paper_id in admitted)
     if (chosen and len(admitted) <= settings.explain_papers and not judgement.named
-            and ctx.form not in (LIST, COUNT, GROUP) and lists.filter_papers_answer(ctx, chosen)):
-        judgement = replace(judgement, answerable=True, named=chosen, coverage="answered")
+            and ctx.form not in (LIST, COUNT, GROUP)):
+        ctx.filter_named = lists.filter_papers_answer(ctx, chosen)
+        if ctx.filter_named:
+            judgement = replace(judgement, answerable=True, named=ctx.filter_named, coverage="answered")
     ctx.judgement = judgement
     ctx.scoped = bool(admitted) and not judgement.answerable and ctx.form not in (LIST, COUNT, GROUP)
 

@@ -307,6 +307,18 @@ def quote_top_up(text: str, sources: list[Source], cited: list[int], question: s
     return f"{text}\n\n{head} \"{' '.join(new)}\" [{source.n}]"
 
 
+def quote_named(text: str, sources: list[Source], cited: list[int], named: tuple[str, ...],
+                question: str) -> tuple[str, list[int]]:
+    """Each paper `named` (the papers a filter admitting few names as the answer's: ask.judge) that the answer leaves
+    uncited gets its sentence closest to the question, quoted and cited: "What do the two ICLR 2024
+    orals propose?" is about both. -> (text, cited)."""
+    missing = [s for s in sources if s.hit.paper_id in set(named) and s.n not in cited and s.closest]
+    for source in missing:
+        head = messages(question)("text.in_words", name=paper_name(source.hit.meta))
+        text += f"\n\n{head} \"{source.closest[0]}\" [{source.n}]"
+    return text, [*cited, *(s.n for s in missing)]
+
+
 def abstain_text(result: SearchResult, settings: Settings, admitted: int = 0) -> str:
     """Why nothing is answered, and the nearest papers; `admitted`: how many papers the question's filters admit."""
     near = [h for h in result.hits[:3] if (h.relevance or 0) >= settings.min_relevance - 0.1]

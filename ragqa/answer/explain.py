@@ -12,13 +12,14 @@ from ragqa.answer.compose import (
     byline,
     extractive_answer,
     field_text,
+    quote_named,
     quote_top_up,
     record_text,
     related_text,
 )
 from ragqa.answer.context import AnswerContext, Event
 from ragqa.answer.evidence import fit_budget, select_evidence
-from ragqa.answer.guards import NAME_BARE_MARKERS, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
+from ragqa.answer.guards import NAME_BARE_MARKERS, QUOTE_NAMED, QUOTE_TOP_UP, REFUSAL_TO_QUOTES
 from ragqa.answer.prompting import build_messages, is_refusal, worked_examples
 from ragqa.answer.records import Answer, Source
 from ragqa.ingest.paper import without_abstract
@@ -75,6 +76,10 @@ def explain(ctx: AnswerContext) -> Iterator[Event]:
     mode, why = "llm", ""
     if cited:
         answer_text = _guarded(answer_text, sources, cited, ctx.question, profile, fired)
+        if profile.on(QUOTE_NAMED):
+            quoted, cited = quote_named(answer_text, sources, cited, ctx.filter_named, ctx.question)
+            fired += [QUOTE_NAMED] if quoted != answer_text else []
+            answer_text = quoted
     else:
         answer_text, cited = extractive_answer(sources, ctx.question, profile.knobs.extractive_papers)
         mode, why = "extractive", "model refused" if refused else "no supported sentence"

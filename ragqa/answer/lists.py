@@ -80,30 +80,37 @@ def _names_subject(ctx: AnswerContext, words: str) -> bool:
     return ctx.subject_checks[words]
 
 
-def filter_papers_answer(ctx: AnswerContext, chosen: tuple[str, ...]) -> bool:
-    """Whether the few papers a filter admits answer a question about them ("Which paper did X co-author, and what
-    does it propose?"): yes when the question names no subject besides the filter (the rules read none, or the LLM
-    reads none in the words left) or the topical model puts one of them on or near it (near_subject); not for
-    "ICLR 2025 orals on LLMs?" when the one oral is on something else (that question is then answered from the
-    filter as a list, or not covered). Off with Settings.query.ask_subject, as the other subject checks."""
+def filter_papers_answer(ctx: AnswerContext, chosen: tuple[str, ...]) -> tuple[str, ...]:
+    """Which of the few papers a filter admits answer a question about them: all of them when the question names no
+    subject besides the filter ("Which paper did X co-author, and what does it propose?": the rules read none, or the
+    LLM reads none in the words left); when it names one, those the topical model puts on or near it (near_subject:
+    "Which of Tanaka's papers is about in-context learning?" names that one); none when no paper is ("ICLR 2025 orals
+    on LLMs?" over one oral on something else: answered from the filter as a list, or not covered). Off with
+    Settings.query.ask_subject, as the other subject checks."""
     result = ctx.result
     if not result.names_topic or not ctx.settings.query.ask_subject or ctx.earlier or result.from_history:
-        return True
+        return chosen
     words = subject_words(result)  # Chinese words are left only when no LLM translated the question: unread
-    return not words or bool(CJK.search(words)) or near_subject(ctx, chosen, words) or not _names_subject(ctx, words)
+    if not words or CJK.search(words):
+        return chosen
+    near = near_subject(ctx, chosen, words)
+    return near if len(near) == len(chosen) or _names_subject(ctx, words) else chosen
 
 
-def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str) -> bool:
-    """Whether the topical model puts one of the `chosen` papers at least near (related_point) the subject read from
-    `words`, or from any run of two or more of them: the rules leave request words beside a subject ("in-context
-    learning: what's the headline result?"), and those sink the P of the paper on it (0.003 here); a subject is a
-    run of the words, so the best-supported run stands for it."""
+def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str) -> tuple[str, ...]:
+    """The `chosen` papers the topical model puts at least near (related_point) the subject read from `words`, or from
+    any run of two or more of them: the rules leave request words beside a subject ("in-context learning: what's the
+    headline result?"), and those sink the P of the paper on it (0.003 here); a subject is a run of the words, so the
+    best-supported run stands for it."""
     split = words.split()
     runs = {" ".join(split[i:j]) for i in range(len(split)) for j in range(i + min(2, len(split)), len(split) + 1)}
     within = [c for c in ctx.candidates if c.paper_id in set(chosen)]
     metas, stats, model = {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats(), ctx.pipeline.topical
-    return any(judge_topical(model, run, within, metas, stats).probabilities.get(pid, 0.0) >= model.related_point
-               for run in sorted(runs) for pid in chosen)
+    best = {pid: 0.0 for pid in chosen}
+    for run in sorted(runs):
+        for pid, p in judge_topical(model, run, within, metas, stats).probabilities.items():
+            best[pid] = max(best.get(pid, 0.0), p)
+    return tuple(pid for pid in chosen if best[pid] >= model.related_point)
 
 
 def label_is_the_subject(ctx: AnswerContext) -> bool:

@@ -306,3 +306,18 @@ def test_a_related_answer_names_its_closest_papers_and_drops_the_opening_yes(que
     line, body = text.split("\n\n", 1)
     assert "Switch SAE [1]" in line and "Gated SAE [2]" in line
     assert not re.match(r"\W*(yes|是的)", body, re.I) and "[1] [2]" in body
+
+
+def test_a_named_paper_the_answer_leaves_uncited_is_quoted():
+    """An answer about two papers the question names (a filter admitting two, two method names) that cites one gets
+    the other's sentence closest to the question, quoted and cited; an unnamed uncited source is not added."""
+    from dataclasses import replace
+
+    from ragqa.answer.compose import quote_named
+    from tests.fakes import fake_sources
+
+    sources = [replace(s, closest=(f"Paper {s.n} proposes method {s.n}.",)) for s in fake_sources(3)]
+    text, cited = quote_named("Paper one does this [1].", sources, [1], ("p1", "p2"), "What do they propose?")
+    assert cited == [1, 2] and text.endswith('"Paper 2 proposes method 2." [2]') and "[3]" not in text
+    same, again = quote_named("Both do this [1] [2].", sources, [1, 2], ("p1", "p2"), "What do they propose?")
+    assert same == "Both do this [1] [2]." and again == [1, 2]

@@ -1,0 +1,36 @@
+"""#44 2: a filter that admits no more papers than an explain answer cites names those that answer the question: all
+of them when it names no subject besides the filter, those near its subject when it names one; each one named is
+cited (quoted when the model left it out)."""
+from __future__ import annotations
+
+from dataclasses import replace as with_points
+
+from ragqa.answer.ask import ask
+from tests.fakes import ScriptedLLM
+
+VARDI = {"Benign Overfitting and Grokking in ReLU Networks for XOR Cluster Data",
+         "Provable Tempered Overfitting of Minimal Nets and Typical Nets"}
+
+
+def _pipeline(indexed, subject: str):
+    """The model cites only the grokking paper; the subject check answers `subject`; nothing clears the answer point."""
+    def reply(prompt):
+        if "Words left:" in prompt:
+            return subject
+        return "It shows benign overfitting and grokking in ReLU networks [1]."
+    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM([reply])
+    indexed.__dict__["calibration"] = with_points(indexed.calibration, answer_threshold=1.1, list_threshold=1.1)
+    return indexed
+
+
+def test_both_papers_a_filter_names_are_cited_though_the_model_cites_one(indexed):
+    answer = ask(_pipeline(indexed, "NO"), "Gal Vardi's work: what is the upshot?")
+    assert not answer.abstained and {c.title for c in answer.citations} == VARDI
+    assert "quote-named" in answer.guards
+
+
+def test_a_subject_names_only_the_filters_papers_near_it(indexed):
+    answer = ask(_pipeline(indexed, "YES"), "Which of Gal Vardi's papers is about grokking?")
+    assert not answer.abstained
+    assert [c.title for c in answer.citations] == [
+        "Benign Overfitting and Grokking in ReLU Networks for XOR Cluster Data"]
