@@ -27,6 +27,7 @@ NAME_BARE_MARKERS = "name-bare-markers"  # "[1] shows ..." -> "DiffAug [1] shows
 NAME_SUBJECT = "name-subject"  # "introduces X [1]." -> "DiffAug introduces X [1]."
 REFUSAL_TO_QUOTES = "refusal-to-quotes"  # a refusal of an accepted question -> the quoted evidence
 QUOTE_TOP_UP = "quote-top-up"  # a one- or two-sentence answer gets its paper's own closest sentences, quoted
+QUOTE_NAMED = "quote-named"  # a paper the question names that the answer leaves uncited gets its closest sentence
 THIRD_PERSON = "third-person"  # "we show ... [1]" copied from an abstract -> "the authors show ... [1]"
 # a sentence that only restates the question ("Gradient rules select the best equilibrium [1].") is dropped
 ECHO = "echo"
@@ -34,8 +35,8 @@ EXAMPLE_LEAK = "example-leak"  # a sentence copied from the prompt's worked exam
 REPEAT = "repeat"  # a sentence that says again what an earlier one of the answer said is dropped
 # a cited sentence with a number its sources do not hold ("FID 17.4 [1]") is dropped
 GROUNDED_NUMBERS = "grounded-numbers"
-GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, THIRD_PERSON,
-          ECHO, EXAMPLE_LEAK, REPEAT, GROUNDED_NUMBERS)
+GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, QUOTE_NAMED,
+          THIRD_PERSON, ECHO, EXAMPLE_LEAK, REPEAT, GROUNDED_NUMBERS)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,8 @@ class ModelProfile:
 PROFILES = {
     "small": ModelProfile("small", frozenset(GUARDS)),
     # a capable model: its refusal abstains (with the nearest papers), its sentences are not re-worded
-    "strong": ModelProfile("strong", frozenset({CITE_NAMED, CITE_SUPPORTED, EXAMPLE_LEAK, GROUNDED_NUMBERS})),
+    "strong": ModelProfile("strong", frozenset({CITE_NAMED, CITE_SUPPORTED, QUOTE_NAMED, EXAMPLE_LEAK,
+                                                GROUNDED_NUMBERS})),
 }
 
 
