@@ -115,24 +115,29 @@ def _record_line(citation) -> str:
 
 
 def citations_supported(answer) -> bool | None:
-    """Every cited sentence is supported by what it cites (citations._supported, the same word-overlap measure the
-    answerer uses, the question's own words not counting as support, here against the whole abstract and the record's
-    title, authors, venue and year): a check that can fail. None when the answer cites nothing."""
+    """Every cited sentence is supported by what it cites (citations._supported, the fitted claim-support check the
+    answerer uses at its fitted threshold, the question's own words not counting as support, here against the whole
+    abstract and the record's title, authors, venue and year): a check that can fail. A related answer's first
+    paragraph, the line naming the closest papers (compose.related_text), is written in code and claims nothing of
+    theirs: not checked. None when the answer cites nothing."""
     from ragqa.answer.citations import _MARKER, _supported, parse_markers, split_answer_sentences
     from ragqa.answer.records import Source
+    from ragqa.answer.support import load_claim_support
 
     if not answer.citations:
         return None
     by_n = {c.n: c for c in answer.citations}
-    for sentence in split_answer_sentences(answer.text):
+    check = load_claim_support()
+    text = answer.text.split("\n\n", 1)[-1] if getattr(answer, "coverage", "") == "related" else answer.text
+    for sentence in split_answer_sentences(text):
         numbers = [n for _, ns in parse_markers(sentence) for n in ns]
         if not numbers:
             continue
         cited = [Source(n=n, hit=Hit(paper_id=by_n[n].paper_id, score=0.0, relevance=None, text="",
                                      meta={"label": by_n[n].label}),
                         evidence=(by_n[n].abstract, _record_line(by_n[n]))) for n in numbers if n in by_n]
-        if len(cited) < len(set(numbers)) or not _supported(_MARKER.sub(" ", sentence), cited,
-                                                             question=getattr(answer, "question", "")):
+        if len(cited) < len(set(numbers)) or not _supported(_MARKER.sub(" ", sentence), cited, check,
+                                                             getattr(answer, "question", "")):
             return False
     return True
 

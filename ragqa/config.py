@@ -32,16 +32,12 @@ class GuardSettings(BaseModel):
                                 "sentence of the answer holds this share of its units")
     repeat_min_units: int = Field(3, ge=1, description="repeat: sentences of fewer units are never dropped as repeats "
                                   "(\"It needs no training [1].\" is kept)")
-    cited_support_share: float = Field(0.34, ge=0.0, le=1.0, description="a cited sentence is kept only when what it "
-                                       "cites holds this share of its content words (stemmed; the question's not "
-                                       "counted)")
-    support_share: float = Field(0.6, ge=0.0, le=1.0, description="cite-supported: an uncited sentence is credited "
-                                 "to the source whose label and evidence hold this share of its content words")
-    support_min_words: int = Field(1, ge=0, description="cite-supported: content words an uncited sentence must share "
-                                   "with that source when the answer cites others")
-    support_min_words_uncited: int = Field(3, ge=0, description="cite-supported: the same when the answer cites "
-                                           "nothing and every source is a candidate (\"It is a graph network that "
-                                           "is good.\" shares two with a GNN abstract)")
+    # None: the fitted file's (ragqa/calibration/claim-support.json: P 0.65, the cost minimum of an out-of-fold replay
+    # over 472 labelled answer sentences; evals/reports/claim-support-20261206/)
+    claim_support_threshold: float | None = Field(None, ge=0.0, le=1.0, description="a sentence is kept (cited) or "
+                                                  "credited to a source (uncited) only when the fitted claim-support "
+                                                  "check gives it at least this probability of being supported by that "
+                                                  "source; unset: the fitted file's threshold")
     top_up_below: int = Field(3, ge=0, description="quote-top-up: an answer of fewer sentences gets its first cited "
                               "paper's closest sentences, quoted")
     top_up_most: int = Field(2, ge=0, description="quote-top-up: the most sentences quoted")

@@ -1,7 +1,9 @@
 """Experiment (data for a check, not a stage): every sentence the answer model writes, with the sources it was given
 and what the claim-support rules of ragqa/answer/citations.py did with it, to be labelled by reading (supported,
-unsupported, no claim) and used to calibrate those rules (`_supported`: share of a cited sentence's stemmed content
-words found in what it cites >= cited_support_share; `supporting_source`: an uncited sentence's best source).
+unsupported, no claim) and used to calibrate those rules (`_supported`: a cited sentence's check; `supporting_source`:
+an uncited sentence's credited source). The sentences labelled on 2026-12-06 were recorded under the word-share rules
+and the echo guard that the fitted check (ragqa/answer/support.py) has since replaced; `cited_share` and
+`uncited_shares` still record those rules' shares.
 
 Runs the real answer pipeline (as `ragqa eval answers`: default Settings, the local qwen2.5-1.5b, the main store, the
 rewrite cache) over the questions of the given sets, with `ragqa.answer.explain.resolve_citations` wrapped: each call
@@ -44,8 +46,10 @@ def norm(sentence: str) -> str:
 
 
 def cited_share(sentence: str, cited: list, question: str) -> float | None:
-    """The share `_supported` thresholds (its formula, without the threshold): None for Chinese or wordless."""
-    from ragqa.answer.citations import _MARKER, stems
+    """The share `_supported` thresholded before the fitted check (its formula, without the threshold): None for
+    Chinese or wordless."""
+    from ragqa.answer.citations import _MARKER
+    from ragqa.answer.support import stems
     from ragqa.text.clean import CJK
     from ragqa.text.sentences import content_words
 
@@ -62,7 +66,7 @@ def cited_share(sentence: str, cited: list, question: str) -> float | None:
 
 def uncited_shares(sentence: str, sources: list) -> dict[int, list]:
     """Per source, [share, shared words] of an English sentence's content words in its label + evidence (what
-    `supporting_source` compares, unstemmed)."""
+    `supporting_source` compared before the fitted check, unstemmed)."""
     from ragqa.answer.citations import _MARKER
     from ragqa.text.clean import CJK
     from ragqa.text.sentences import content_words
@@ -83,7 +87,7 @@ class Recorder:
     """Wraps resolve_citations (in ragqa.answer.explain) and the checks it calls (in ragqa.answer.citations), and
     keeps one record per call."""
 
-    TRACED = ("echoes", "leaks_example", "_supported", "ungrounded_figures", "supporting_source")
+    TRACED = ("leaks_example", "_supported", "ungrounded_figures", "supporting_source")
 
     def __init__(self):
         import ragqa.answer.citations as citations
@@ -131,8 +135,6 @@ def drop_rule(key: str, trace: list[tuple[str, str, object]]) -> str:
     for name, arg, result in trace:
         if not arg or norm(arg) != key:
             continue
-        if name == "echoes" and result:
-            return "echo"
         if name == "leaks_example" and result:
             return "example-leak"
         if name == "_supported" and result is False:

@@ -14,7 +14,9 @@ The evaluation is a replay: every answer's raw text goes through the real resolv
 sources (rebuilt as Source objects; the replay with today's checks gives back every logged decision), the three
 thresholds replaced by the model fitted without that answer's fold - variant a - and also without the echo guard -
 variant b. Example-leak, repeat, grounded-number and the other guards run as they are. Chinese sentences are not
-scored (support.features -> None): they keep today's handling in both variants.
+scored (support.features -> None): they keep today's handling in both variants. "Today" is the code before the check
+was wired in (dde0619): the replay patches its three thresholds and echo guard, so run it in a worktree of that
+commit; resolve_citations is now variant b with the fitted model.
 
 The threshold: the one, on a grid of P from 0.02 to 0.98, whose out-of-fold replay minimises dropped-supported +
 COST x kept-unsupported (COST = 2: a kept sentence the source does not support tells the reader something false under

@@ -1,16 +1,15 @@
-"""The model's answer -> only its sentences that cite a numbered source containing what they claim,
-markers that point nowhere dropped and reported, then the cited sources -> Citation records. The repairs
-a model profile turns on (guards.py) are applied here; answer text written in code is compose.py's.
+"""The model's answer -> only its sentences that cite a numbered source supporting what they claim (the fitted
+claim-support check, support.py), markers that point nowhere dropped and reported, then the cited sources -> Citation
+records. The repairs a model profile turns on (guards.py) are applied here; answer text written in code is compose.py's.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ragqa.answer.guards import (
     CITE_NAMED,
     CITE_SUPPORTED,
-    DEFAULT_KNOBS,
-    ECHO,
     EXAMPLE_LEAK,
     GROUNDED_NUMBERS,
     NAME_SUBJECT,
@@ -19,7 +18,6 @@ from ragqa.answer.guards import (
     THIRD_PERSON,
     ModelProfile,
     WorkedExamples,
-    echoes,
     leaks_example,
     name_subject,
     repeats,
@@ -28,7 +26,7 @@ from ragqa.answer.guards import (
 )
 from ragqa.answer.naming import own_name, paper_name
 from ragqa.answer.records import Citation, Source
-from ragqa.answer.support import MARKER, stems
+from ragqa.answer.support import MARKER, ClaimSupport, load_claim_support, source_text
 from ragqa.ingest.paper import authors_of
 from ragqa.text.clean import CJK
 from ragqa.text.sentences import BEFORE_STOP, content_words, text_units
@@ -67,15 +65,15 @@ def split_answer_sentences(text: str) -> list[str]:
     return out
 
 
-def supporting_source(sentence: str, sources: list[Source], allowed: set[int],
-                      min_shared: int = DEFAULT_KNOBS.support_min_words,
-                      share: float = DEFAULT_KNOBS.support_share) -> int | None:
-    """The allowed source (those the answer cites, or every source when it cites none) whose label + evidence
-    contain most of an uncited sentence's content words (at least `share`: 60%), or None: then the sentence is
-    unsupported. A sentence that is little more than a paper's name ("Fine-Tuning Enhances Existing.." for a label
-    cut short) claims nothing: None. A Chinese sentence is not compared word by word (as a cited one is not): it gets
-    the one source the answer cites elsewhere, or the only source the model was given, or among several the one that
-    holds every Latin-letter name it writes. `min_shared`: content words the sentence must share with that source."""
+def supporting_source(sentence: str, sources: list[Source], allowed: set[int], question: str = "",
+                      check: ClaimSupport | None = None) -> int | None:
+    """The allowed source (those the answer cites, or every source when it cites none) an uncited sentence is
+    credited to: the one holding most of its words, when the claim-support `check` (the fitted one unless given) keeps
+    the sentence against it under the `question` (ClaimSupport.credited); else None: the sentence is unsupported. A
+    sentence that is little more than a paper's name ("Fine-Tuning Enhances Existing.." for a label cut short) claims
+    nothing: None. A Chinese sentence is not compared word by word (as a cited one is not): it gets the one source the
+    answer cites elsewhere, or the only source the model was given, or among several the one that holds every
+    Latin-letter name it writes."""
     if CJK.search(sentence):
         only = allowed or ({sources[0].n} if len(sources) == 1 else set())
         if len(only) == 1:
@@ -87,14 +85,8 @@ def supporting_source(sentence: str, sources: list[Source], allowed: set[int],
     words = content_words(sentence)
     if len(words - content_words(" ".join(s.hit.meta.get("label") or "" for s in sources))) < 2:
         return None
-    best, score, shared = None, 0.0, 0
-    for s in sources:
-        if s.n not in allowed:
-            continue
-        found = len(words & content_words(" ".join(s.evidence) + " " + (s.hit.meta.get("label") or "")))
-        if found / len(words) > score:
-            best, score, shared = s.n, found / len(words), found
-    return best if score >= share and shared >= min_shared else None
+    return (check or load_claim_support()).credited(
+        sentence, {s.n: source_text(s.hit.meta, s.evidence) for s in sources if s.n in allowed}, question)
 
 
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9*+-]*[A-Z0-9*+-][A-Za-z0-9*+-]*|[A-Z][a-z]{2,}")
@@ -113,24 +105,12 @@ def _record_text(source: Source) -> str:
                                      *source.evidence))
 
 
-def _supported(sentence: str, cited: list[Source], minimum: float = DEFAULT_KNOBS.cited_support_share,
-               question: str = "") -> bool:
-    """A cited sentence must share at least a third (`minimum`) of its content words (stemmed: finding = find) with
-    what it cites (label + evidence), however short it is ("The 2022 World Cup was won by France [1]." shares none).
-    Words it takes from the `question` are no evidence: what it adds must be in the sources ("Yes, the vector field
-    must be conservative [1]." for "Does it need to be conservative?" adds only "must"; "… is derived in the paper
-    [1]." only "derived"). A sentence of the question's words alone is the echo guard's to judge. Checks English only: a
-    Chinese sentence is not compared word by word."""
-    if CJK.search(sentence):
-        return True
-    words = stems(content_words(_MARKER.sub(" ", sentence)))
-    if not words:  # "Yes [1]."
-        return True
-    words = (words - stems(set(re.findall(r"[a-z0-9][\w'-]*", question.lower())))) or words  # any length: get = gets
-    names = " ".join(s.hit.meta.get("label") or "" for s in cited if " " not in (s.hit.meta.get("label") or ""))
-    # a clause label is no evidence
-    found = stems(content_words(" ".join(" ".join(s.evidence) for s in cited) + " " + names))
-    return len(words & found) / len(words) >= minimum
+def _supported(sentence: str, cited: list[Source], check: ClaimSupport, question: str = "") -> bool:
+    """A cited sentence is kept when the claim-support `check` finds it supported by what it cites (their label, title,
+    venue, year and evidence, joined), the `question`'s own words being no support: "The 2022 World Cup was won by
+    France [1]." shares no word with its source and is dropped whatever the question. A Chinese or wordless sentence
+    ("Yes [1].") is not scored: kept."""
+    return check.supported(sentence, " ".join(source_text(s.hit.meta, s.evidence) for s in cited), question)
 
 
 def _shown_name(meta: dict) -> str | None:
@@ -166,13 +146,16 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
                       examples: WorkedExamples | None = None) -> tuple[str, list[int], list[str], list[str]]:
     """-> (answer with only valid markers, cited numbers in order, invalid markers, dropped sentences).
     A sentence keeps its place only if it cites a numbered source, or (guards of the model profile,
-    recorded in `fired`) names one (cite_named), or is found in the evidence of a source the answer
-    cites elsewhere (then that marker is added). A subjectless sentence gets its paper's name; one that only
-    restates the `question` is dropped (guard echo), and so is one that repeats the prompt's worked `examples`
-    instead of the sources (guard example-leak) or says again what an earlier sentence said (guard repeat). The
-    thresholds are the profile's knobs (config.GuardSettings)."""
+    recorded in `fired`) names one (cite_named), or is credited to a source the answer cites elsewhere (then that
+    marker is added), and only if the claim-support check finds that source supporting it, the `question`'s own words
+    being no support. A subjectless sentence gets its paper's name; one that repeats the prompt's worked `examples`
+    instead of the sources is dropped (guard example-leak), and so is one that says again what an earlier sentence
+    said (guard repeat). The thresholds are the profile's knobs (config.GuardSettings)."""
     profile = profile or PROFILES["small"]
     knobs = profile.knobs
+    check = load_claim_support()
+    if knobs.claim_support_threshold is not None:
+        check = replace(check, threshold=knobs.claim_support_threshold)
     fired = fired if fired is not None else []
     by_n = {s.n: s for s in sources}
     valid = set(by_n)
@@ -204,10 +187,6 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
         cleaned = re.sub(r"(?:\[\d+\]\s*){2,}",
                          lambda m: "".join(f"[{n}]" for n in dict.fromkeys(re.findall(r"\d+", m.group(0)))), cleaned)
         cleaned = re.sub(r"\s+(?=[.,;!?。])", "", cleaned).strip()
-        if profile.on(ECHO) and re.search(r"\w", cleaned) and echoes(cleaned, question):
-            fired.append(ECHO)
-            dropped.append(cleaned)
-            continue
         if (examples and profile.on(EXAMPLE_LEAK) and re.search(r"\w", cleaned)
                 and leaks_example(cleaned, examples, given, question, knobs)):
             fired.append(EXAMPLE_LEAK)
@@ -218,8 +197,7 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
             fired.append(REPEAT)
             dropped.append(cleaned)
             continue
-        if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here],
-                                           knobs.cited_support_share, question):
+        if numbers_here and not _supported(cleaned, [s for s in sources if s.n in numbers_here], check, question):
             dropped.append(cleaned)  # cites a source that does not contain what it claims
             continue
         if numbers_here and profile.on(GROUNDED_NUMBERS) and ungrounded_figures(
@@ -247,13 +225,10 @@ def resolve_citations(text: str, sources: list[Source], profile: ModelProfile | 
             pending.append((len(kept), cleaned))
             kept.append("")
             said.append(units)
-    # an answer that cites nothing at all is compared with every source it was given: the same 60% test, and at least
-    # three words in common ("It is a graph network that is good." shares two with a GNN abstract and says nothing)
-    allowed, min_shared = ((set(cited), knobs.support_min_words) if cited
-                           else (set(by_n), knobs.support_min_words_uncited))
+    # an answer that cites nothing at all is compared with every source it was given
+    allowed = set(cited) or set(by_n)
     for position, sentence in pending:
-        n = (supporting_source(sentence, sources, allowed, min_shared, knobs.support_share)
-             if profile.on(CITE_SUPPORTED) else None)
+        n = supporting_source(sentence, sources, allowed, question, check) if profile.on(CITE_SUPPORTED) else None
         if n is None:
             dropped.append(sentence)
         else:

@@ -1,13 +1,13 @@
 """Repairs of a model's draft answer, each a named guard that a model profile turns on or off.
 
-A small local model (the packaged 1.5B) turns a yes/no question into a cited claim in the question's own
-words, writes "[1] shows ..." for a paper's name, names a paper
+A small local model (the packaged 1.5B) writes "[1] shows ..." for a paper's name, names a paper
 without its marker, writes a sentence with no subject ("introduces low-rank adapters ... [1]."), copies an
 abstract's "we" as if the answer's author had written the paper,
 stops after one sentence that restates the topic, or refuses a question the answerability model
 accepted; a strong model mostly does not, and its refusal is worth trusting. Which guard fired is recorded in the
 Answer (`guards`), so evals and the UI trace show what was repaired. Citation checks that keep an
-answer honest (every sentence cites a source that contains it) are not guards: they always run.
+answer honest (every sentence cites a source that supports it: citations.py, support.py) are not guards: they always
+run.
 """
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from dataclasses import dataclass, replace
 
 from ragqa.config import GuardSettings
 
-# Settings.guards' defaults (frozen): a profile's knobs and the checks' default arguments here, in citations.py and
-# compose.py
+# Settings.guards' defaults (frozen): a profile's knobs and the checks' default arguments here and in compose.py
 DEFAULT_KNOBS = GuardSettings()
 
 CITE_NAMED = "cite-named"  # a sentence naming a source, without its marker, cites it
-# an uncited sentence found in a cited source's evidence (or the only source given) gets that marker
+# an uncited sentence the claim-support check credits to a source the answer cites (any source, when it cites none)
+# gets that marker
 CITE_SUPPORTED = "cite-supported"
 NAME_BARE_MARKERS = "name-bare-markers"  # "[1] shows ..." -> "DiffAug [1] shows ..."
 NAME_SUBJECT = "name-subject"  # "introduces X [1]." -> "DiffAug introduces X [1]."
@@ -29,14 +29,12 @@ REFUSAL_TO_QUOTES = "refusal-to-quotes"  # a refusal of an accepted question -> 
 QUOTE_TOP_UP = "quote-top-up"  # a one- or two-sentence answer gets its paper's own closest sentences, quoted
 QUOTE_NAMED = "quote-named"  # a paper the question names that the answer leaves uncited gets its closest sentence
 THIRD_PERSON = "third-person"  # "we show ... [1]" copied from an abstract -> "the authors show ... [1]"
-# a sentence that only restates the question ("Gradient rules select the best equilibrium [1].") is dropped
-ECHO = "echo"
 EXAMPLE_LEAK = "example-leak"  # a sentence copied from the prompt's worked examples, not the sources, is dropped
 REPEAT = "repeat"  # a sentence that says again what an earlier one of the answer said is dropped
 # a cited sentence with a number its sources do not hold ("FID 17.4 [1]") is dropped
 GROUNDED_NUMBERS = "grounded-numbers"
 GUARDS = (CITE_NAMED, CITE_SUPPORTED, NAME_BARE_MARKERS, NAME_SUBJECT, REFUSAL_TO_QUOTES, QUOTE_TOP_UP, QUOTE_NAMED,
-          THIRD_PERSON, ECHO, EXAMPLE_LEAK, REPEAT, GROUNDED_NUMBERS)
+          THIRD_PERSON, EXAMPLE_LEAK, REPEAT, GROUNDED_NUMBERS)
 
 
 @dataclass(frozen=True)
@@ -105,19 +103,6 @@ def third_person(sentence: str) -> str | None:
 
 
 _MARKERS = re.compile(r"\[[\d,;\s–-]+\]")  # citation markers, "[1]", "[2, 3]"
-
-
-def echoes(sentence: str, question: str) -> bool:
-    """True when an English sentence says nothing the question did not: every content word it has is a word of
-    the question ("Yes, X does Y [1]." for "Does X do Y?"; a paper's name is a word of its own, the answer to "which
-    paper ..."). Its support is then only the question's own words in the abstract, so it is dropped; Chinese is
-    not compared word by word."""
-    from ragqa.text.clean import CJK
-    from ragqa.text.sentences import content_words
-
-    if not question or CJK.search(sentence) or CJK.search(question):
-        return False
-    return content_words(_MARKERS.sub(" ", sentence)) <= content_words(question)
 
 
 @dataclass(frozen=True)

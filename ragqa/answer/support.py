@@ -2,9 +2,9 @@
 would be credited to)? A few word-level features of three plain strings - the sentence, the source's text (label,
 title, venue, year and the evidence sentences shown to the model: source_text) and the question - and one logistic
 model over them with its keep threshold, fitted on hand-labelled answer sentences by
-`python -m evals.experiments.claim_support` (ragqa/calibration/claim-support.json). Not wired into
-citations.resolve_citations yet: out of fold it keeps 6 more right sentences than today's three share thresholds and
-echo guard at the same wrong ones (evals/reports/claim-support-20261206/, which says how to wire it).
+`python -m evals.experiments.claim_support` (ragqa/calibration/claim-support.json). citations.resolve_citations runs
+it on every cited sentence and to credit an uncited one, in place of three share thresholds and the echo guard: out
+of fold it kept 6 more right sentences than they did at the same wrong ones (evals/reports/claim-support-20261206/).
 
 Left out: meaning. A sentence that inverts, negates or overstates its source in the source's own words ("Active
 learning helps ... [1]" where the source only tries it) scores as supported; sentence embeddings (MiniLM cosine to the
@@ -86,15 +86,15 @@ def _spells(acronym: str, words: list[str]) -> bool:
 
 
 def features(sentence: str, source: str, question: str = "", cited: bool = True) -> dict[str, float] | None:
-    """The model's inputs for one sentence against one source text (several cited sources: their texts joined), or
-    None when there is nothing to compare (a Chinese sentence, no content word). Its words are stemmed content words.
-    share: its words not the question's (all of them if none is left) found in the source (citations._supported's
-    share); share_all: the same with the question's counted; new_share: its share of words in neither question nor
-    source (written by the model); question_only_share: of words the question has and the source does not (echoed,
-    unsupported); new_words: log(1 + words in neither); missing_names: names (`names`) the source does not hold; echo:
-    its share of words the question has; negation: 1 when it negates (not, no, never, neither, nor, n't) and the
-    source does not; question_in_source: share of the question's words the source holds (NaN for a question without
-    English ones: unknown); length: log of its word count; cited: 1 when it cites the source, 0 when it is being
+    """The model's inputs for one sentence against one source text (several cited sources: their texts joined), or None
+    when there is nothing to compare (a Chinese sentence, no content word). Its words are stemmed content words. share:
+    its words not the question's (all of them if none is left) found in the source (the share the cited check
+    thresholded before this model); share_all: the same with the question's counted; new_share: its share of words in
+    neither question nor source (written by the model); question_only_share: of words the question has and the source
+    does not (echoed, unsupported); new_words: log(1 + words in neither); missing_names: names (`names`) the source does
+    not hold; echo: its share of words the question has; negation: 1 when it negates (not, no, never, neither, nor, n't)
+    and the source does not; question_in_source: share of the question's words the source holds (NaN for a question
+    without English ones: unknown); length: log of its word count; cited: 1 when it cites the source, 0 when it is being
     credited to it."""
     if CJK.search(sentence):
         return None

@@ -229,37 +229,24 @@ def test_third_person_guard_runs_in_the_small_profile_only():
     assert text.startswith("We augment")
 
 
-@pytest.mark.parametrize("sentence, question, echo", [
-    ("Gradient-style learning rules in potential games select the socially best equilibrium [1].",
-     "Do gradient-style learning rules in potential games select the socially best equilibrium?", True),
-    ("Yes, agents are evaluated on Atari games [1].", "agents evaluated on Atari games", True),
-    ("BlendRL agents are evaluated on Atari games [1].", "agents evaluated on Atari games", False),  # names the paper
-    ("Learning rules select the equilibrium with the lowest potential, not the best one [1].",
-     "Do gradient-style learning rules in potential games select the socially best equilibrium?", False),
-    ("它选择了社会最优均衡 [1]。", "梯度学习规则会选择社会最优均衡吗？", False),  # Chinese: not compared word by word
-    ("Anything at all [1].", "", False),  # no question given
-])
-def test_echo_is_a_sentence_with_no_word_beyond_the_question(sentence, question, echo):
-    from ragqa.answer.guards import echoes
-
-    assert echoes(sentence, question) is echo
-
-
-def test_an_echo_of_the_question_is_dropped_and_recorded():
-    from ragqa.answer.guards import ECHO
-
-    fired = []
+def test_an_echo_of_the_question_is_judged_by_its_source_like_any_sentence():
+    """The echo guard is gone: the claim-support check replaced it (variant b, evals/reports/claim-support-20261206/).
+    A sentence in the question's words is kept when its source supports it, as this one's does (the echo guard dropped
+    it), and dropped when its words are only the question's; no guard is recorded for either."""
+    fired: list[str] = []
     question = "Does DiffAug augment training images?"
     text, cited, _, dropped = resolve_citations(
         "Yes, DiffAug does augment training images [2]. "
         "DiffAug augments training images with a single diffusion step [2].",
         SOURCES, PROFILES["small"], fired, question)
-    # the echo is gone, the claim that adds to the question kept with its marker
-    assert _markers(text) == [2] and "single diffusion step" in text and "does augment" not in text and cited == [2]
-    assert len(dropped) == 1 and "does augment" in dropped[0] and fired == [ECHO]
-    strong = resolve_citations("Yes, DiffAug does augment training images [2].", SOURCES, PROFILES["strong"], [],
-                               question)
-    assert strong[1] == [2]  # a capable model's sentences are not judged by their words
+    assert _markers(text) == [2, 2] and "does augment" in text and "single diffusion step" in text and cited == [2]
+    assert not dropped and fired == []
+    question = "Does DiffAug calibrate medical image segmenters?"
+    for profile in ("small", "strong"):
+        fired = []
+        text, cited, _, dropped = resolve_citations("Yes, DiffAug calibrates medical image segmenters [2].", SOURCES,
+                                                    PROFILES[profile], fired, question)
+        assert text == "" and cited == [] and len(dropped) == 1 and "calibrates" in dropped[0] and fired == []
 
 
 def _examples():
