@@ -7,8 +7,9 @@ questions whose path changed are printed. The written_* sets (calibration questi
     python -m evals.experiments.answer_paths --out /tmp/before.json
     python -m evals.experiments.answer_paths --out /tmp/after.json --compare /tmp/before.json
 
-With --subject-llm the subject check of questions about the collection (query/subject.py) asks the real LLM (its
-replies kept in evals/datasets/.cache/rewrites.jsonl), everything else as above; each check is printed with its reply.
+With --subject-llm the subject check and the subject phrase of questions about the collection (query/subject.py) ask
+the real LLM (its replies kept in evals/datasets/.cache/rewrites.jsonl), everything else as above; each check is
+printed with its reply.
 """
 from __future__ import annotations
 
@@ -65,7 +66,8 @@ class _Scripted(CustomLLM):
 
 
 def _real_subject_check(settings: Settings) -> None:
-    """lists.names_subject asks the packaged LLM (cached), and prints each question it was asked about."""
+    """lists.names_subject and lists.subject_phrase ask the packaged LLM (cached), and print each question they were
+    asked about."""
     from evals.cli import REWRITE_CACHE
     from ragqa.answer import lists
     from ragqa.models.completion_cache import CachedCompletions
@@ -78,7 +80,13 @@ def _real_subject_check(settings: Settings) -> None:
         reply = check(real, words, prompts_dir)
         print(f"subject check: {words!r} -> {reply}", flush=True)
         return reply
-    lists.names_subject = logged
+
+    def phrase(_llm, words: str, prompts_dir) -> str:
+        reply = read(real, words, prompts_dir)
+        print(f"subject phrase: {words!r} -> {reply!r}", flush=True)
+        return reply
+    read = lists.subject_phrase
+    lists.names_subject, lists.subject_phrase = logged, phrase
 
 
 def paths(text: bool = False, subject_llm: bool = False, exclude: frozenset[str] = frozenset()) -> dict[str, dict]:

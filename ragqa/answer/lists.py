@@ -26,7 +26,7 @@ from ragqa.answer.records import Answer, Source
 from ragqa.answer.topical import judge_topical, label_text, subject_words, topical_query
 from ragqa.query.intent import COUNT, GROUP, asks_newest, group_key
 from ragqa.query.metadata import names_a_topic
-from ragqa.query.subject import names_subject
+from ragqa.query.subject import names_subject, subject_phrase
 from ragqa.retrieval.hits import Hit
 from ragqa.retrieval.retrieve import SearchResult
 from ragqa.text.clean import CJK
@@ -84,7 +84,8 @@ def filter_papers_answer(ctx: AnswerContext, chosen: tuple[str, ...]) -> tuple[s
     """Which of the few papers a filter admits answer a question about them: all of them when the question names no
     subject besides the filter ("Which paper did X co-author, and what does it propose?": the rules read none, or the
     LLM reads none in the words left); when it names one, those the topical model puts on or near it (near_subject:
-    "Which of Tanaka's papers is about in-context learning?" names that one); none when no paper is ("ICLR 2025 orals
+    "Which of Tanaka's papers is about in-context learning?" names that one), or near the words of it the LLM reads as
+    the subject ("overfitting" of "overfitting reading list"); none when no paper is ("ICLR 2025 orals
     on LLMs?" over one oral on something else: answered from the filter as a list, or not covered). Off with
     Settings.query.ask_subject, as the other subject checks."""
     result = ctx.result
@@ -94,7 +95,23 @@ def filter_papers_answer(ctx: AnswerContext, chosen: tuple[str, ...]) -> tuple[s
     if not words or CJK.search(words):
         return chosen
     near = near_subject(ctx, chosen, words)
-    return near if len(near) == len(chosen) or _names_subject(ctx, words) else chosen
+    if len(near) == len(chosen):
+        return near
+    if not _names_subject(ctx, words):
+        return chosen
+    phrase = _subject_phrase(ctx, words)
+    return near_subject(ctx, chosen, phrase) if phrase != words else near
+
+
+def _subject_phrase(ctx: AnswerContext, words: str) -> str:
+    """query/subject.py's subject_phrase of `words` (which the subject check said name a subject), asked once. Used
+    only to name a filter's few papers: on lists it turned near-misses into answers (the phrase drops a qualifier:
+    "graph neural networks" of "graph neural networks traffic forecasting"; 6 of 746 dataset questions, answer_paths
+    --subject-llm)."""
+    key = ("phrase", words)
+    if key not in ctx.subject_checks:
+        ctx.subject_checks[key] = subject_phrase(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir)
+    return ctx.subject_checks[key]
 
 
 def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str) -> tuple[str, ...]:

@@ -34,3 +34,19 @@ def test_a_subject_names_only_the_filters_papers_near_it(indexed):
     assert not answer.abstained
     assert [c.title for c in answer.citations] == [
         "Benign Overfitting and Grokking in ReLU Networks for XOR Cluster Data"]
+
+
+def test_request_words_beside_the_subject_do_not_hide_a_filters_papers(indexed):
+    """"has Gal Vardi got anything on overfitting in my reading list": the words left ("overfitting reading list") put
+    neither paper near them; the subject check reads a subject, and the words the LLM copies as it ("overfitting") put
+    both his papers (both on overfitting) near it: both named, not a refusal."""
+    def reply(prompt):
+        if "nothing else" in prompt and "Words left:" in prompt:
+            return "overfitting"
+        if "Words left:" in prompt:
+            return "YES"
+        return "It shows benign overfitting and grokking in ReLU networks [1]."
+    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM([reply])
+    indexed.__dict__["calibration"] = with_points(indexed.calibration, answer_threshold=1.1, list_threshold=1.1)
+    answer = ask(indexed, "has Gal Vardi got anything on overfitting in my reading list")
+    assert not answer.abstained and {c.title for c in answer.citations} == VARDI

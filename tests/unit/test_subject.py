@@ -31,3 +31,14 @@ def test_an_llm_that_went_away_leaves_the_rules_reading():
     def gone(prompt):
         raise LLMUnavailableError("The LLM server went away.")
     assert names_subject(ScriptedLLM([gone]), "each one find", PROMPTS)
+
+
+def test_the_subject_phrase_is_the_part_of_the_words_the_llm_copies():
+    """subject_phrase keeps the LLM's reply only when it is a shorter run of the words given, copied; anything else
+    (a YES, words of its own, the same words, no LLM) leaves the words as they are."""
+    from ragqa.query.subject import subject_phrase
+
+    assert subject_phrase(ScriptedLLM(["overfitting"]), "overfitting reading list", PROMPTS) == "overfitting"
+    assert subject_phrase(ScriptedLLM(["Object detection."]), "object detection pls", PROMPTS) == "object detection"
+    for reply in ("YES", "regularisation", "overfitting reading list", ""):
+        assert subject_phrase(ScriptedLLM([reply]), "overfitting reading list", PROMPTS) == "overfitting reading list"
