@@ -72,11 +72,12 @@ def main() -> None:
                     help="participles and predicate adjectives (participles.en.txt) instead of verbs")
     ap.add_argument("--function-words", action="store_true",
                     help="function words (function_words.en.txt): NLTK's stop words as bm25s ships them, and "
-                         "scikit-learn's that no author keyword holds ('system', 'fire', 'detail' stay subjects)")
+                         "scikit-learn's that no author keyword holds standing alone ('system', 'fire' "
+                         "stay subjects; 'one' of 'one-shot' does not keep 'one')")
     ap.add_argument("--write", action="store_true", help="write the lexicon file")
     args = ap.parse_args()
     if args.function_words:
-        return _function_words(usage(args.corpora)[2], args.write)
+        return _function_words(standalone_keyword_words(args.corpora), args.write)
     kind = "nouns" if args.nouns else "participles" if args.participles else "verbs"
     out = LEXICON / f"{kind}.en.txt"
     context = {"nouns": NOUN_CONTEXT, "participles": BE_CONTEXT, "verbs": VERB_CONTEXT}[kind]
@@ -109,6 +110,18 @@ def main() -> None:
             + "\n".join(" ".join(verbs[i:i + 12]) for i in range(0, len(verbs), 12)) + "\n", encoding="utf-8")
 
 
+def standalone_keyword_words(paths: list[Path]) -> set[str]:
+    """The words of the author keywords that stand alone in one ("one" of "one-shot learning" does not: a hyphenated
+    term keeps its function words in a question's subject, so only a standalone use makes one a subject word)."""
+    found = set()
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                for keyword in json.loads(line).get("keywords") or []:
+                    found.update(w for w in re.findall(r"[a-z]+(?:-[a-z]+)*", str(keyword).lower()) if "-" not in w)
+    return found
+
+
 def _function_words(keyword_words: set[str], write: bool) -> None:
     from bm25s.stopwords import STOPWORDS_EN_PLUS
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -119,7 +132,7 @@ def _function_words(keyword_words: set[str], write: bool) -> None:
         (LEXICON / "function_words.en.txt").write_text(
             "# Function words, never an ML subject by themselves (a hyphenated term keeps them: off-policy).\n"
             "# Not hand-written: NLTK's English stop words (bm25s.stopwords.STOPWORDS_EN_PLUS) and scikit-learn's\n"
-            "# ENGLISH_STOP_WORDS less every word of an ICLR/ICML 2024 author keyword: python -m\n"
+            "# ENGLISH_STOP_WORDS less every word standing alone in an ICLR/ICML 2024 author keyword: python -m\n"
             "# evals.experiments.framing_words --corpora iclr2024.jsonl icml2024.jsonl --function-words --write\n"
             + "\n".join(" ".join(words[i:i + 16]) for i in range(0, len(words), 16)) + "\n", encoding="utf-8")
 

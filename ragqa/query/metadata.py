@@ -237,8 +237,13 @@ def subject_of(question: str, spans: list[str]) -> str:
     # function words go too ("out of the ICLR papers, how many …"), unless hyphenated into a term ("off-policy")
     words = [m[0] for m in re.finditer(r"[^\W_]+", rest)
              if m[0] not in FUNCTION_WORDS or "-" in rest[max(m.start() - 1, 0):m.end() + 1]]
-    return " ".join(w for w in words
-                    if w not in FRAME_WORDS and w not in LEARNED_FRAMING and not w.isdigit() and len(w) > 1)
+    return " ".join(w for w in words if w not in FRAME_WORDS and not is_learned_framing(w) and not w.isdigit()
+                    and len(w) > 1)
+
+
+def is_learned_framing(word: str) -> bool:
+    """A word of the learned framing lexicons, or the singular of one ("result" of "results", "finding")."""
+    return word in LEARNED_FRAMING or word + "s" in LEARNED_FRAMING
 
 
 def names_a_topic(question: str, spans: list[str]) -> bool:

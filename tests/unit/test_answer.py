@@ -426,19 +426,19 @@ def test_a_filter_s_few_papers_are_not_named_for_a_subject_none_of_them_is_on(in
 
 
 def test_a_filter_question_naming_no_subject_lists_what_the_filter_admits(indexed):
-    """#44 2: the rules read a leftover request word as a subject no paper is on ("… and what does each one find?");
+    """#44 2: the rules read a leftover request word as a subject no paper is on ("… and what is the gist of each?");
     the subject check (query/subject.py) is asked, and when the LLM reads no subject the filter's papers are the
     answer; when it names one, the refusal stands and says how many papers the filter admitted."""
     from dataclasses import replace as with_points
 
-    question = "Which papers did Gal Vardi co-author, and what does each one find?"
+    question = "Which papers did Gal Vardi co-author, and what is the gist of each?"
     for subject in ("NO", "YES"):
         pipeline = _pipeline(indexed, [lambda prompt, s=subject: s if "Words left:" in prompt else ""])
         pipeline.__dict__["calibration"] = with_points(pipeline.calibration, answer_threshold=1.1, list_threshold=1.1)
         pipeline.__dict__["topical"] = with_points(pipeline.topical, on_point=1.1, related_point=1.1)
         answer = ask(pipeline, question)
         asked = [p for p in pipeline._llm.prompts if "Words left:" in p]
-        assert len(asked) == 1 and asked[0].rstrip().endswith("Words left: one")  # the word the rules read
+        assert len(asked) == 1 and asked[0].rstrip().endswith("Words left: gist")  # the word the rules read
         if subject == "NO":
             assert not answer.abstained and answer.coverage == "answered" and len(answer.counted) == 2
             assert {c.title for c in answer.citations} == {
@@ -482,7 +482,7 @@ def test_the_subject_check_is_not_asked_when_it_is_off(indexed):
     pipeline.__dict__["topical"] = with_points(pipeline.topical, on_point=1.1, related_point=1.1)
     pipeline.settings = pipeline.settings.model_copy(
         update={"query": pipeline.settings.query.model_copy(update={"ask_subject": False})})
-    answer = ask(pipeline, "Which papers did Gal Vardi co-author, and what does each one find?")
+    answer = ask(pipeline, "Which papers did Gal Vardi co-author, and what is the gist of each?")
     assert answer.abstained and not [p for p in pipeline._llm.prompts if "Words left:" in p]
 
 

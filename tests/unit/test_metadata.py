@@ -413,6 +413,11 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
     # function words go, unless hyphenated into a term
     ("Out of my ICML 2024 papers, how many are on diffusion?", ["ICML 2024"], "diffusion"),
     ("Which papers study off-policy evaluation?", [], "off policy evaluation"),
+    # a function word only hyphenated keywords hold ("one-shot learning") goes when it stands alone
+    ("Of my ICML 2024 papers, which one does data valuation?", ["ICML 2024"], "data valuation"),
+    ("Which papers study one-shot learning?", [], "one shot learning"),
+    # the singular of a learned framing noun goes too
+    ("My NeurIPS 2024 papers: what is the main result of each?", ["NeurIPS 2024"], ""),
     # a subject keeps its words, verbs aside: a keyword word ("jailbreak") is never taken for a verb
     ("Which papers explore jailbreak attacks?", [], "jailbreak attacks"),
     ("Which ICLR 2024 papers improve calibration?", ["ICLR 2024"], "calibration"),
