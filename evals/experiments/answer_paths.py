@@ -66,15 +66,15 @@ class _Scripted(CustomLLM):
 
 
 def _real_subject_check(settings: Settings) -> None:
-    """lists.names_subject and lists.subject_phrase ask the packaged LLM (cached), and print each question they were
+    """scope.names_subject and scope.subject_phrase ask the packaged LLM (cached), and print each question they were
     asked about."""
     from evals.cli import REWRITE_CACHE
-    from ragqa.answer import lists
+    from ragqa.answer import scope
     from ragqa.models.completion_cache import CachedCompletions
     from ragqa.models.llm import load_llm
 
     real = CachedCompletions(lambda: load_llm(settings, settings.llm_model), REWRITE_CACHE, settings.llm_model)
-    check = lists.names_subject
+    check = scope.names_subject
 
     def logged(_llm, words: str, prompts_dir) -> bool:
         reply = check(real, words, prompts_dir)
@@ -85,8 +85,8 @@ def _real_subject_check(settings: Settings) -> None:
         reply = read(real, words, prompts_dir)
         print(f"subject phrase: {words!r} -> {reply!r}", flush=True)
         return reply
-    read = lists.subject_phrase
-    lists.names_subject, lists.subject_phrase = logged, phrase
+    read = scope.subject_phrase
+    scope.names_subject, scope.subject_phrase = logged, phrase
 
 
 def paths(text: bool = False, subject_llm: bool = False, exclude: frozenset[str] = frozenset()) -> dict[str, dict]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Iterator
 
-from ragqa.answer import explain, lists
+from ragqa.answer import explain, lists, scope
 from ragqa.answer.answerability import assess
 from ragqa.answer.compose import author_text
 from ragqa.answer.context import AnswerContext, Event, final_answer
@@ -70,7 +70,7 @@ def route(ctx: AnswerContext, history: list[str] | None, cited_before: list[str]
 def judge(ctx: AnswerContext, cited_before: list[str] | None) -> None:
     """The answerability decision over the hits and the papers the last answer cited; a filter admitting no more
     papers than an answer explains names those that answer it ("Which paper did X co-author, and what does it
-    propose?"; lists.filter_papers_answer)."""
+    propose?"; scope.filter_papers_answer)."""
     settings, searcher = ctx.settings, ctx.searcher
     ctx.result, ctx.earlier = _earlier_hits(ctx.pipeline, ctx.result, cited_before)
     ctx.qvec = ctx.pipeline.embedder.get_query_embedding(ctx.result.query)
@@ -80,7 +80,7 @@ def judge(ctx: AnswerContext, cited_before: list[str] | None) -> None:
     chosen = tuple(h.paper_id for h in ctx.retrieved if admitted and h.paper_id in admitted)
     if (chosen and len(admitted) <= settings.explain_papers and not judgement.named
             and ctx.form not in (LIST, COUNT, GROUP)):
-        ctx.filter_named = lists.filter_papers_answer(ctx, chosen)
+        ctx.filter_named = scope.filter_papers_answer(ctx, chosen)
         if ctx.filter_named:
             judgement = replace(judgement, answerable=True, named=ctx.filter_named, coverage="answered")
     ctx.judgement = judgement

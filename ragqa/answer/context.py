@@ -42,7 +42,7 @@ class AnswerContext:
     judgement: Any = None
     retrieved: list[Hit] = field(default_factory=list)  # the hits, and the papers the last answer cited
     earlier: list[Hit] = field(default_factory=list)  # the papers the last answer cited, when the question refers back
-    subject_checks: dict = field(default_factory=dict)  # words -> whether the LLM read a subject in them (asked once)
+    subject_checks: dict = field(default_factory=dict)  # the LLM's subject check and phrase, by words (asked once)
     filter_named: tuple[str, ...] = ()  # the papers a filter admitting few names as the answer's (ask.judge)
 
     @property
