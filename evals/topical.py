@@ -98,7 +98,7 @@ def refeaturise(pipeline, rows: list[dict]) -> list[dict]:
     """`rows` (featurise's) with the lexical features computed again by today's feature_rows, on the same candidates
     and their cosine and closeness; the question is searched again only for its subject (topical_query)."""
     from ragqa.answer.answerability import Candidate
-    from ragqa.answer.topical import feature_rows, topical_query
+    from ragqa.answer.topical import FEATURES, feature_rows, topical_query
     from ragqa.retrieval.retrieve import search
 
     searcher = pipeline.searcher
@@ -107,7 +107,8 @@ def refeaturise(pipeline, rows: list[dict]) -> list[dict]:
     for r in rows:
         if not r["gate"]:
             query = topical_query(search(searcher, r["question"], k=5))
-            candidates = [Candidate(pid, x[0], x[1], 0.0, 0.0, 0.0, 0.0, 0.0) for pid, x in zip(r["ids"], r["x"])]
+            cos, close = FEATURES.index("cosine"), FEATURES.index("closeness")
+            candidates = [Candidate(pid, x[cos], x[close], 0.0, 0.0, 0.0, 0.0, 0.0) for pid, x in zip(r["ids"], r["x"])]
             r = dict(r, x=feature_rows(query, candidates, records.many(r["ids"]), stats).tolist())
         out.append(r)
     return out

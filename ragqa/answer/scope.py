@@ -29,11 +29,16 @@ def asks_every_paper(ctx: AnswerContext) -> bool:
     return not words or not _names_subject(ctx, words)
 
 
+def _asked(ctx: AnswerContext, ask, words: str):
+    """`ask` (query/subject.py's names_subject or subject_phrase) of `words`, asked of the LLM once per question."""
+    key = (ask.__name__, words)
+    if key not in ctx.subject_checks:
+        ctx.subject_checks[key] = ask(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir)
+    return ctx.subject_checks[key]
+
+
 def _names_subject(ctx: AnswerContext, words: str) -> bool:
-    """query/subject.py's check of `words`, asked of the LLM once per question."""
-    if words not in ctx.subject_checks:
-        ctx.subject_checks[words] = names_subject(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir)
-    return ctx.subject_checks[words]
+    return _asked(ctx, names_subject, words)
 
 
 def filter_papers_answer(ctx: AnswerContext, chosen: tuple[str, ...]) -> tuple[str, ...]:
@@ -60,14 +65,11 @@ def filter_papers_answer(ctx: AnswerContext, chosen: tuple[str, ...]) -> tuple[s
 
 
 def _subject_phrase(ctx: AnswerContext, words: str) -> str:
-    """query/subject.py's subject_phrase of `words` (which the subject check said name a subject), asked once. Used
-    only to name a filter's few papers: on lists it turned near-misses into answers (the phrase drops a qualifier:
-    "graph neural networks" of "graph neural networks traffic forecasting"; 6 of 746 dataset questions, answer_paths
+    """query/subject.py's subject_phrase of `words` (which the subject check said name a subject). Used only to name a
+    filter's few papers: on lists it turned near-misses into answers (the phrase drops a qualifier: "graph neural
+    networks" of "graph neural networks traffic forecasting"; 6 of 746 dataset questions, answer_paths
     --subject-llm)."""
-    key = ("phrase", words)
-    if key not in ctx.subject_checks:
-        ctx.subject_checks[key] = subject_phrase(ctx.pipeline.rewrite_llm(), words, ctx.settings.prompts_dir)
-    return ctx.subject_checks[key]
+    return _asked(ctx, subject_phrase, words)
 
 
 def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str) -> tuple[str, ...]:

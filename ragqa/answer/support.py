@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ragqa.answer.answerability import json_fields, model_json
+import numpy as np
+
+from ragqa.answer.answerability import json_fields, logistic, model_json
 from ragqa.errors import RagqaError
 from ragqa.text.clean import CJK
 from ragqa.text.sentences import content_words
@@ -149,9 +151,8 @@ class ClaimSupport:
         x = features(sentence, source, question, cited)
         if x is None:
             return None
-        z = self.intercept + sum(0.0 if math.isnan(x[f]) else w * (x[f] - m) / s
-                                 for f, w, m, s in zip(self.features, self.coef, self.mean, self.scale))
-        return 1.0 / (1.0 + math.exp(-z))
+        row = [m if math.isnan(x[f]) else x[f] for f, m in zip(self.features, self.mean)]
+        return float(logistic(self, np.array([row]))[0])
 
     def supported(self, sentence: str, source: str, question: str = "", cited: bool = True) -> bool:
         """Keep the sentence: P >= threshold, or not scored."""

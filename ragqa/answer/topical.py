@@ -22,6 +22,7 @@ import numpy as np
 
 from ragqa.answer.answerability import Candidate, committed_file, json_fields, logistic, model_json, model_slug
 from ragqa.errors import RagqaError
+from ragqa.query.metadata import spelled_out
 from ragqa.text.terms import TermStats, terms
 
 # no feature of the paper's standing among the other candidates (answerability's lead and spread): many papers can be on
@@ -153,8 +154,6 @@ def judge_topical(model: TopicalModel, query: str, candidates: list[Candidate], 
                   stats: TermStats) -> Topicality:
     """Each paper's P of being on the subject `query` names: the better of the subject as written and with its
     acronyms spelled out ("RL" -> "reinforcement learning": an abstract may write only one of them)."""
-    from ragqa.query.metadata import spelled_out
-
     p = model.probability(feature_rows(query, candidates, metas, stats))
     if len(candidates) and (long := spelled_out(query)) != query:
         p = np.maximum(p, model.probability(feature_rows(long, candidates, metas, stats)))
