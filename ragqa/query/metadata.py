@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ragqa.ingest.paper import authors_of
@@ -93,6 +93,7 @@ class AuthorMatch:
     name: str | None = None  # the indexed author's full name, when exactly one matches
     candidates: tuple[tuple[str, int], ...] = ()  # several indexed authors share the surname: (name, papers)
     closest: tuple[str, ...] = ()  # no indexed author has this name: the nearest spellings
+    others: tuple[str, ...] = ()  # further indexed authors joined to this one ("by Lubana and Tanaka")
 
     @property
     def unknown(self) -> bool:
@@ -174,7 +175,61 @@ class AuthorIndex:
         return found
 
     def find(self, question: str) -> AuthorMatch | None:
-        """The author the question names, an ambiguous surname, or a strongly cued unknown name."""
+        """The author the question names, an ambiguous surname, or a strongly cued unknown name; with the indexed
+        authors joined to it by "and", "&", a comma, 和 or 与 ("papers by Lubana and Tanaka": `others`)."""
+        match = self._one(question) or self._pair(question)
+        return self._joined(question, match) if match is not None and match.name else match
+
+    def _resolved(self, span: str) -> str | None:
+        """The indexed author a span names: a full name (up to middle initials) or a surname one author has."""
+        span = re.sub(r"['’]s$", "", span).rstrip(".'’")
+        if fold(span) in self.full:
+            return self.full[fold(span)]
+        if same := self.same_person(span):
+            return max(same, key=lambda a: self.papers[a])
+        names = self.surnames.get(fold(span), [])
+        return names[0] if len(names) == 1 else None
+
+    def _joined(self, question: str, match: AuthorMatch) -> AuthorMatch:
+        """`match` with every indexed author written next to it, joined by _JOIN, on either side."""
+        names, start = [match.name], question.find(match.span)  # in the question's order
+        if start < 0:
+            return match
+        end = start + len(match.span)
+        while True:
+            after = re.match(_JOIN + _NAME, question[end:])
+            before = re.search(_NAME.replace("(?P<a>", "(?P<b>") + _JOIN + "$", question[:start])
+            if after and (found := self._longest(after["a"].split())) and found[1] not in names:
+                names.append(found[1])
+                end += after.start("a") + len(found[0])
+            elif before and (found := self._longest(before["b"].split(), last=True)) and found[1] not in names:
+                names.insert(0, found[1])
+                start = before.end("b") - len(found[0])
+            else:
+                break
+        if len(names) == 1:
+            return match
+        return replace(match, span=question[start:end], name=names[0], others=tuple(names[1:]))
+
+    def _longest(self, words: list[str], last: bool = False) -> tuple[str, str] | None:
+        """(the words, the author they name) for the longest leading (`last`: trailing) run of `words` that names
+        an indexed author."""
+        for n in range(len(words), 0, -1):
+            run = " ".join(words[-n:] if last else words[:n])
+            if name := self._resolved(run):
+                return run, name
+        return None
+
+    def _pair(self, question: str) -> AuthorMatch | None:
+        """Two surnames joined by _JOIN, each one indexed author's and no word of the indexed texts, name authors
+        without any other cue ("Lubana and Tanaka on in-context learning?")."""
+        for m in re.finditer(_SURNAME.replace("(?P<a>", "(?P<b>") + _JOIN + _SURNAME, question):
+            found = [self._resolved(w) if fold(w) not in self.vocabulary else None for w in (m["b"], m["a"])]
+            if all(found) and found[0] != found[1]:
+                return AuthorMatch(m["b"], found[0])
+        return None
+
+    def _one(self, question: str) -> AuthorMatch | None:
         full = self.full_names(question)  # full names first, longest first
         if full:
             spelled = self.full.get(fold(full[0])) or max(self.same_person(full[0]), key=lambda a: self.papers[a])
@@ -209,6 +264,9 @@ class AuthorIndex:
         return None
 
 
+# what joins two authors' names, and a name after it (up to four capitalised words)
+_JOIN = r"\s*(?:,\s*(?:and\s+)?|&|\band\b|和|与|及|跟)\s*"
+_NAME = r"(?P<a>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})"
 _INITIALLED = re.compile(r"(?<![\w.])((?:[A-Z]\.\s*){1,2})([A-Z][^\W\d_][\w'’-]*)")  # "S. Basu", "J.-P. Smith" is not
 
 

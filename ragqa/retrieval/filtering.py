@@ -40,10 +40,20 @@ class FilterViews:
                                  f"Check the spelling or drop --{name}.")
         return filters
 
+    def _authors_value(self, author: AuthorMatch) -> str:
+        """The author filter for a match: the name; for several joined names, "A and B" (their joint papers) when
+        they wrote one together, else "A or B" (each one's papers)."""
+        names = [author.name, *author.others]
+        joint = " and ".join(names)
+        return joint if len(names) == 1 or self._matching("author", joint) else " or ".join(names)
+
     def _matching(self, name: str, value: str) -> set[str]:
-        """Papers whose field matches: an author by full name or surname (else a part of the name),
-        a topic by substring, a status exactly; case and accents ignored."""
+        """Papers whose field matches: an author by full name or surname (else a part of the name; "A and B": by
+        both, "A or B": by either), a topic by substring, a status exactly; case and accents ignored."""
         needle = fold(value)
+        if name == "author" and (parts := re.split(r"\s+(?:and|or)\s+", value)) and len(parts) > 1:
+            sets = [self._matching("author", part) for part in parts]
+            return set.union(*sets) if re.search(r"\s+or\s+", value) else set.intersection(*sets)
         if name == "status":  # "Oral or Spotlight": either
             postings = self._postings("status")
             return set().union(*(postings.get(fold(s), set()) for s in re.split(r"\s+or\s+|\s*,\s*", value) if s))
@@ -76,7 +86,7 @@ class FilterViews:
                 notes.append(f"{author.span} et al.: cited by indexed papers, no indexed author; searched as written")
                 author = None
             if author and author.name:
-                filters = _parsed(filters, notes, "author", author.name)
+                filters = _parsed(filters, notes, "author", self._authors_value(author))
         if not filters.status:
             status = status_in(question, self.statuses())
             if status:
