@@ -55,7 +55,8 @@ _COUNT = re.compile(  # "how many papers / orals …", "how many are indexed"; n
     r"(?:papers|works|studies|articles|publications|orals|spotlights|posters|ones|entries)\b)"
     r"|\bhow many\b(?=.{0,60}\b(?:indexed|in (?:the|this|your|my) (?:collection|library|index|corpus))\b)"
     r"|\bnumber of (?:papers|works|studies)\b|\bcount (?:the )?(?:papers|works)\b"
-    r"|多少篇|(?<![那这哪])几篇|多少(?:个|项)?(?:研究|论文|工作)",  # "那几篇": "those few", no count
+    # "那几篇": "those few", "找几篇": "find a few": no count
+    r"|多少篇|(?<![那这哪找荐])几篇|多少(?:个|项)?(?:研究|论文|工作)",
     re.I)
 # "how many are / of them …" counts what the question names elsewhere: papers, when it names them or the collection
 # ("Out of the ICLR 2024 papers, how many are on RL?"); not "how many did they find" of one paper
@@ -66,8 +67,9 @@ _WORK_ZH = r"(?:论文|文章|研究|工作|方法|文献|成果|篇)"  # paper,
 # plural asks for papers, or existence of work on a topic (not "is there a paper that ...", which wants one)
 _LIST = re.compile(
     # ("which paper studies X" asks for one paper: "studies" is its verb there)
+    # (up to four words between, a venue's short year among them: "which of my NeurIPS'24 papers")
     r"\b(?:which|what|any|list(?: the| all)?|show(?: me)?(?: the| all)?|find(?: me)?(?: the| all)?)\s+"
-    r"(?!(?:\w+\s+){0,3}?(?:paper|work|one|article)\s)(?:\w+\s+){0,3}?"
+    r"(?!(?:[\w'’.-]+\s+){0,4}?(?:paper|work|one|article)\s)(?:[\w'’.-]+\s+){0,4}?"
     r"(?:papers|works|studies|articles|publications|approaches|methods|orals|spotlights|posters|ones)\b"
     r"|\b(?:is|are) there (?:any )?(?:\w+\s+)?(?:work|works|research|papers|studies|literature)\b"
     r"|\b(?:papers|works|studies|research) "
@@ -76,15 +78,22 @@ _LIST = re.compile(
     # methods?"), or "anything on X"
     r"|^(?!\s*(?:how|what|why|when|where|whats|does|do|did|is|are|can|could|would|should|will|was|were|has|have)\b)"
     r".*\b(?:papers|works|studies|articles|publications|methods|approaches|techniques)\s*(?:\([^)]*\))?\s*[?.!]*\s*$"
-    r"|^\s*(?:is there\s+)?anything (?:on|about|regarding|related to|new on|new about)\b"
+    r"|^\s*(?:is there\s+|(?:have )?(?:i|we|you) got\s+|got\s+)?anything\s+"
+    r"(?:(?:in|from|among) (?:my|our|the|this|your) [\w'’ -]{1,30}?\s+)?"
+    r"(?:on|about|regarding|related to|new on|new about)\b"
     # a search-style phrase that opens with a body of work ("work on X", "methods for X", "theoretical work showing X")
     r"|^\s*(?:[\w-]+\s+){0,2}?(?:papers|works?|studies|research|literature|methods|approaches|techniques)\s+"
     r"(?:on|about|for|of|in|into|that|which|where|to|\w+ing)\b"
-    r"|\bwhat (?:does|do) (?:the|this|your) (?:collection|index|library|corpus) (?:have|contain|hold|say)\b"
+    r"|\bwhat (?:does|do) (?:the|this|your|my|our) (?:collection|index|library|corpus) (?:have|contain|hold|say)\b"
+    # what the reader keeps ("what do I have on X", "what have we saved about Y")
+    r"|\bwhat (?:do|did|have) (?:i|we) (?:have|got|saved?|kept|keep|collected|bookmarked)\s+"
+    r"(?:(?:in|from) [\w'’ -]{1,30}?\s+)?(?:on|about|regarding|for|related to)\b"
     r"|\bwho (?:works|worked|has worked|is working) on\b"
     # Chinese "which / what ... are there" asks for papers when a body-of-work noun goes with it, as "which" does in
     # English ("哪些论文", "论文有哪些", "有哪些…方法"); "在哪些层 / 哪些数据集" asks about one paper's content
     r"|有没有|[哪那这]几篇|相关(?:的)?(?:论文|研究|工作)"
+    # a request to find or list papers ("find me the papers on …"), in one clause
+    r"|(?:找|列出|列一下|列举|推荐)(?![^。？?！!，,]{0,40}?[这那该]篇)[^。？?！!，,]{0,40}?(?:论文|文章|文献)"
     # in one clause
     r"|哪(?:些|几)[^。？?！!，,]{0,40}?" + _WORK_ZH + r"|" + _WORK_ZH + r"[^。？?！!，,]{0,30}?哪(?:些|几)",
     re.I)

@@ -296,7 +296,16 @@ def subject_of(question: str, spans: list[str]) -> str:
     words = [m[0] for m in re.finditer(r"[^\W_]+", rest)
              if m[0] not in FUNCTION_WORDS or "-" in rest[max(m.start() - 1, 0):m.end() + 1]]
     return " ".join(w for w in words if w not in FRAME_WORDS and not is_learned_framing(w) and not w.isdigit()
-                    and len(w) > 1)
+                    and len(w) > 1 and not _slipped_wording(w))
+
+
+def _slipped_wording(word: str) -> bool:
+    """Request wording typed with a slip ("evrything", "pleese"): a word of five or more letters that is no English
+    word (spelling.english_words) and one slip (spelling.slips) from a frame or function word."""
+    from ragqa.query.spelling import english_words, slips
+
+    return (len(word) >= 5 and word.isascii() and word not in english_words()
+            and not slips(word).isdisjoint(FRAME_WORDS | FUNCTION_WORDS))
 
 
 def is_learned_framing(word: str) -> bool:

@@ -60,6 +60,15 @@ from ragqa.query.intent import COUNT, EXPLAIN, LIST, classify
     ("How many of Yoshua Bengio's papers are about GFlowNets?", COUNT), ("how many ICML'24 orals study RL?", COUNT),
     # a search-box phrase asks what the collection has on it; a bare name or a sentence does not
     ("concept bottleneck models", LIST), ("reinforcement learning theory", LIST), ("DiffAug", EXPLAIN),
+    # the reader's own collection as the body of work asked about, and up to four words before "papers"
+    ("Which of my ICLR'25 papers deal with graph learning?", LIST),
+    ("which of the ICML 2024 orals I bookmarked study robustness?", LIST),
+    ("What do I have about federated learning?", LIST), ("what have we saved on protein design", LIST),
+    ("Got anything in the collection about speech recognition?", LIST),
+    ("anything from my reading list on optimal transport?", LIST),
+    ("请帮我列出 ICLR 2024 中关于强化学习的文章", LIST), ("帮我找几篇讲图神经网络可解释性的论文", LIST),
+    ("What do I have to change to run it on a GPU?", EXPLAIN), ("Which of the two losses is better?", EXPLAIN),
+    ("帮我找一下这篇论文用的数据集", EXPLAIN),
     ("data shapley for valuing individual training points of a classifier", EXPLAIN),
 ])
 def test_form_of_question(question, form):

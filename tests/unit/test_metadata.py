@@ -461,6 +461,10 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
     # a subject keeps its words, verbs aside: a keyword word ("jailbreak") is never taken for a verb
     ("Which papers explore jailbreak attacks?", [], "jailbreak attacks"),
     ("Which ICLR 2024 papers improve calibration?", ["ICLR 2024"], "calibration"),
+    # request wording typed with a slip (no English word, one slip from a frame or function word) goes; a subject
+    # word typed with one stays (retrieval's spelling corrects it against the indexed terms)
+    ("Could you fetch evrything I saved from Yoshua Bengio?", ["Yoshua Bengio"], ""),
+    ("Show me papers abuot graph learnign", [], "graph learnign"),
 ])
 def test_the_subject_is_what_metadata_and_request_wording_leave(question, spans, subject):
     """#44 3: what a list must be about (topical.topical_query), and whether anything is (names_a_topic)."""
