@@ -77,7 +77,7 @@ _LIST = re.compile(
     # a topic followed by the body of work asked for ("disentangled representation learning papers", "feature selection
     # methods?"), or "anything on X"
     r"|^(?!\s*(?:how|what|why|when|where|whats|does|do|did|is|are|can|could|would|should|will|was|were|has|have)\b)"
-    r".*\b(?:papers|works|studies|articles|publications|methods|approaches|techniques)\s*(?:\([^)]*\))?\s*[?.!]*\s*$"
+    r".*\b(?:papers|works|studies|articles|publications|methods|approaches|techniques|ones)\s*(?:\([^)]*\))?\s*[?.!]*\s*$"
     r"|^\s*(?:is there\s+|(?:have )?(?:i|we|you) got\s+|got\s+)?anything\s+"
     r"(?:(?:in|from|among) (?:my|our|the|this|your) [\w'’ -]{1,30}?\s+)?"
     r"(?:on|about|regarding|related to|new on|new about)\b"

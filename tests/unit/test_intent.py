@@ -69,6 +69,7 @@ from ragqa.query.intent import COUNT, EXPLAIN, LIST, classify
     ("请帮我列出 ICLR 2024 中关于强化学习的文章", LIST), ("帮我找几篇讲图神经网络可解释性的论文", LIST),
     ("What do I have to change to run it on a GPU?", EXPLAIN), ("Which of the two losses is better?", EXPLAIN),
     ("帮我找一下这篇论文用的数据集", EXPLAIN),
+    ("graph neural networks, only the ICML 2024 ones", LIST), ("How do the newer ones differ?", EXPLAIN),
     ("data shapley for valuing individual training points of a classifier", EXPLAIN),
 ])
 def test_form_of_question(question, form):
