@@ -18,8 +18,16 @@ from ragqa.pipeline import Pipeline
 DATASET = Path(__file__).resolve().parent.parent / "datasets" / "collection_heldout.jsonl"
 
 
+# the scope an answer within filters opens with (messages/*.toml `within`): how many papers the filters admit, and the
+# filter's own values ("ICML 2024"), not the count asked for
+_SCOPE = re.compile(r"^Of the \d+ indexed papers matching [^,]*, |^符合 .*? 的 \d+ 篇(?:已索引)?论文中，")
+
+
 def stated_number(text: str) -> int | None:
-    """The first number an answer states ("19 indexed papers match …", "0: the collection holds …", "共 19 篇")."""
+    """The first number an answer states after its scope ("19 indexed papers match …", "Of the 19 … matching venue =
+    ICML 2024, 2 address this" -> 2, "0: the collection holds …", "共 19 篇")."""
+    if (scope := _SCOPE.match(text)) and re.search(r"\d", text[scope.end():]):
+        text = text[scope.end():]
     match = re.search(r"(?<![\w.])(\d+)(?![\w.])", text)
     return int(match.group(1)) if match else None
 

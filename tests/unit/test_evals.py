@@ -238,3 +238,17 @@ def test_the_readme_retrieval_command_runs_on_one_and_on_several_sets(indexed, c
     assert cli.main(["eval", "retrieval", "--dataset", smoke, smoke, "--lang", "en", "--no-translate", "--json"]) == 0
     twice = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert twice["scored"] <= one["scored"]  # a repeat is asked once; English only
+
+
+@pytest.mark.parametrize("text, number", [
+    ("Of the 19 indexed papers matching venue = ICML 2024, 2 address this, most relevant first:", 2),
+    ("符合 venue = ICML 2024 的 19 篇论文中，找到 2 篇相关的已索引论文：", 2),
+    ("0: of the 19 indexed papers matching venue = ICML 2024, none is on this subject.", 0),
+    ("19 indexed papers match venue = ICML 2024, newest first:", 19),
+    ("The collection holds 95 papers.", 95),
+])
+def test_a_count_answer_is_judged_by_the_number_after_its_scope(text, number):
+    """The scope an answer within filters opens with (how many they admit, the venue's year) is not the count."""
+    from evals.experiments.collection_questions import stated_number
+
+    assert stated_number(text) == number
