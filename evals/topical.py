@@ -10,12 +10,15 @@ labelled with `loose`, each row fitted twice: with its labels and without (`unla
 with no topic or keywords, and a paper without labels is not a paper labelled otherwise). The operating points are
 chosen on the fit keywords only: `on_point` the lowest P at which their lists (papers at or above it + the papers
 labelled with the whole subject, as answers list them) reach a mean precision of 0.8; `related_point` the lowest P
-below it whose band [P, on_point) still holds more papers on the subject than not (precision >= 0.5).
+below it whose band [P, on_point) still holds more papers on the subject than not (precision >= 0.5), or, with
+`--related-recall R`, the highest P at which both tiers recall R of the fit keywords' papers (the committed model was
+fitted with R = 0.6639, the figure of the model it replaced: with the `phrase` feature no band below the on point
+reaches precision 0.5, and the band rule left no weaker tier).
 
 Usage (the corpus indexed in its own store first):
   RAGQA_VECTORSTORE_DIR=/tmp/iclr-vs RAGQA_DATA_DIR=/tmp/none ragqa ingest ../shared/data/corpora/iclr2024.jsonl
   RAGQA_VECTORSTORE_DIR=/tmp/iclr-vs RAGQA_DATA_DIR=/tmp/none python -m evals.topical \
-      --corpus ../shared/data/corpora/iclr2024.jsonl --out evals/reports/topical-<date>
+      --corpus ../shared/data/corpora/iclr2024.jsonl --out evals/reports/topical-<date> --related-recall 0.6639
 """
 from __future__ import annotations
 
@@ -199,6 +202,10 @@ def main(argv=None) -> int:
     parser.add_argument("--features-from", type=Path, default=None,
                         help="an earlier run's rows.jsonl: its candidates and their cosine/closeness kept, the lexical "
                              "features computed again by today's code (a change to feature_rows refits in a minute)")
+    parser.add_argument("--related-recall", type=float, default=None,
+                        help="set the related point as the highest P whose two tiers recall this share of the fit "
+                             "keywords' papers (the committed model's figure, report.json fit.topical_with_related), "
+                             "instead of the band-precision rule")
     args = parser.parse_args(argv)
 
     from ragqa.answer.topical import FEATURES, TopicalModel
@@ -249,6 +256,9 @@ def main(argv=None) -> int:
     on_point = min((p for p in grid if precision_at(p, fit_rows) >= 0.8), default=grid[-1])
     related_point = min((p for p in grid if p <= on_point and band_precision(p, on_point, fit_rows) >= 0.5),
                         default=on_point)
+    if args.related_recall is not None:  # the weaker tier keeps the recall of both tiers a model it replaces had
+        related_point = max((p for p in grid if p <= on_point and scores(
+            fit_rows, listed_at(fit_rows, probs, p, labels=False))["recall"] >= args.related_recall), default=grid[0])
     model = TopicalModel("all-MiniLM-L6-v2", FEATURES, tuple(map(float, mean)), tuple(map(float, scale)),
                          tuple(map(float, coef)), intercept, on_point, related_point,
                          source=f"evals/topical.py on {args.corpus.name}, {len(fit_rows)} fit keywords, seed "

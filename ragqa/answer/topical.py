@@ -28,7 +28,7 @@ from ragqa.text.terms import TermStats, terms
 # no feature of the paper's standing among the other candidates (answerability's lead and spread): many papers can be on
 # a subject at once, and within a filter the candidates are few; fitted with them, held-out keyword lists scored the
 # same (recall 0.915 / precision 0.775 against 0.910 / 0.775 without: evals/reports/20261206-topical-iclr2024)
-FEATURES = ("cosine", "closeness", "coverage", "rarest", "label_coverage", "title_coverage", "labelled")
+FEATURES = ("cosine", "closeness", "coverage", "rarest", "label_coverage", "title_coverage", "labelled", "phrase")
 
 
 def label_text(meta: dict) -> str:
@@ -68,6 +68,20 @@ def _weighted_share(weights: dict[str, float], have: set[str]) -> float:
     return sum(w for t, w in weights.items() if t in have) / total
 
 
+def _phrase_share(qterms: list[str], weights: dict[str, float], text: list[str]) -> float:
+    """The weighted share of the subject's terms in its longest run that the text writes in a row, in that order
+    ("large language model" in a row, not three words scattered over the abstract)."""
+    total = sum(weights.get(t, 0.0) for t in qterms) or 1.0
+    grams = {tuple(text[i:i + n]) for n in range(1, len(qterms) + 1) for i in range(len(text) - n + 1)}
+    best = 0.0
+    for i in range(len(qterms)):
+        for j in range(i + 1, len(qterms) + 1):
+            if tuple(qterms[i:j]) not in grams:
+                break
+            best = max(best, sum(weights.get(t, 0.0) for t in qterms[i:j]) / total)
+    return best
+
+
 def feature_rows(query: str, candidates: list[Candidate], metas: dict[str, dict], stats: TermStats) -> np.ndarray:
     """One row of FEATURES per candidate (in order): `cosine` and `closeness` as answerability measured them on the
     searched question; the lexical ones on `query`, the subject (topical_query), so a filter's words ("ICLR 2024",
@@ -85,7 +99,9 @@ def feature_rows(query: str, candidates: list[Candidate], metas: dict[str, dict]
         extra = {"labelled": 1.0 if labels else 0.0,  # a paper without labels: label_coverage 0 says nothing
                  "coverage": _weighted_share(weights, have),
                  "rarest": _weighted_share({t: weights[t] for t in seen}, have) if seen else 0.0,
-                 "label_coverage": _weighted_share(weights, labels), "title_coverage": _weighted_share(weights, title)}
+                 "label_coverage": _weighted_share(weights, labels), "title_coverage": _weighted_share(weights, title),
+                 "phrase": _phrase_share(terms(query), weights,
+                                         terms(f"{meta.get('title') or ''}. {meta.get('text') or ''}"))}
         rows.append([extra[f] if f in extra else getattr(c, f) for f in FEATURES])
     return np.asarray(rows, dtype=float).reshape(len(rows), len(FEATURES))
 

