@@ -13,6 +13,7 @@ from ragqa.query.plan import QueryPlan
 from ragqa.query.request import Filters, require_question
 from ragqa.query.rewrite import both_turns
 from ragqa.query.spelling import correct, corrections, english_words
+from ragqa.retrieval.collection import _YEAR_SUFFIX
 from ragqa.retrieval.filtering import _parsed
 from ragqa.text.clean import CJK
 
@@ -69,6 +70,7 @@ def read_question(searcher, question: str, filters: Filters | None = None, histo
     # "Szepesvári" is the indexed "Szepesvari"), a filter's value, a topic label or keyword ("Social Aspects · …")
     known = [author.span] if author is not None and author.name and author.span else []
     known += [str(v) for v in filters.active().values()] + ([topic.span] if topic is not None else [])
+    known += _venues_written(searcher, question)
     name, verb = (searcher.missing_name(_without(query, known), phrases=not translated)
                   or (query != question and searcher.missing_name(_without(question, known))) or (None, ""))
     if name:
@@ -99,6 +101,14 @@ def _whole_subject(topic: TopicMatch | None, text: str, spans: list[str], notes:
         return None
     notes.append(f"topic label from question: {topic.carried}")
     return topic
+
+
+def _venues_written(searcher, text: str) -> list[str]:
+    """An indexed venue's name as the question writes it with a year, however short ("NeurIPS24", "icml'24",
+    "ICLR 2025"): a venue, never an unknown method name."""
+    names = {_YEAR_SUFFIX.sub("", v) for v in searcher.venues()}
+    return [m[0] for name in names if name
+            for m in re.finditer(rf"(?<![A-Za-z]){re.escape(name)}\s?['’]?(?:\d\d){{1,2}}(?!\d)", text, re.I)]
 
 
 def _without(text: str, spans: list[str]) -> str:

@@ -358,3 +358,14 @@ def test_a_question_is_read_once_into_a_plan_before_anything_is_retrieved(indexe
     assert plan.read_from_question == ["venue=ICLR 2024"]
     result = retrieve.search(indexed.searcher, "Which ICLR 2024 papers study sparse autoencoders?")
     assert (result.filters, result.query, result.notes) == (plan.filters, plan.query, plan.notes) and result.hits
+
+
+@pytest.mark.parametrize("question", ["NeurIPS24 papers on medical imaging", "icml'24 stuff on object detection",
+                                      "帮我找一下 NeurIPS24 里跟医学影像有关的文章"])
+def test_a_venue_written_short_is_no_unknown_method_name(indexed, question):
+    """"NeurIPS24" is read as the venue filter; the name gate took it for a method no paper mentions and refused."""
+    from ragqa.retrieval.reading import read_question
+
+    plan = read_question(indexed.searcher, question, translate=lambda text: "NeurIPS24 papers on medical imaging")
+    assert plan.missing_name is None and plan.filters.venue
+    assert read_question(indexed.searcher, "papers on FooNet24 from NeurIPS 2024").missing_name == "FooNet24"
