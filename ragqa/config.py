@@ -147,6 +147,8 @@ class Settings(BaseSettings):
                                           "default: the committed one for the embedding model")
     topical_file: Path | None = Field(None, description="topical relevance model (python -m evals.topical); "
                                       "default: the committed one for the embedding model")
+    form_file: Path | None = Field(None, description="answer-form model (python -m evals.experiments.form_model "
+                                   "--write); default: the committed one")
     guards: GuardSettings = Field(default_factory=GuardSettings, description="thresholds of the answer's checks "
                                   "and repairs (GuardSettings)")
     query: QuerySettings = Field(default_factory=QuerySettings, description="counts that decide how a question's "

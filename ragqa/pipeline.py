@@ -106,6 +106,13 @@ class Pipeline:
 
         return load_topical(self.settings, self.embed_name)
 
+    @cached_property
+    def form(self):
+        """The answer-form model (query/form.py): which questions ask for a list, beside intent.py's rules."""
+        from ragqa.query.form import load_form
+
+        return load_form(str(self.settings.form_file or self.settings.calibration_dir / "form.json"))
+
     def llm(self, fast: bool = False):
         """The answering LLM (fast=True: the small one). Loaded once, shared by all callers."""
         with self._lock:

@@ -79,7 +79,7 @@ def judge(ctx: AnswerContext, cited_before: list[str] | None) -> None:
     admitted = searcher.admitted(ctx.result.filters) if ctx.result.filters.active() else None
     chosen = tuple(h.paper_id for h in ctx.retrieved if admitted and h.paper_id in admitted)
     if (chosen and len(admitted) <= settings.explain_papers and not judgement.named
-            and ctx.form not in (LIST, COUNT, GROUP)):
+            and ctx.form not in (COUNT, GROUP)):  # a list of them or an explain answer: the same few papers
         ctx.filter_named = scope.filter_papers_answer(ctx, chosen)
         if ctx.filter_named:
             judgement = replace(judgement, answerable=True, named=ctx.filter_named, coverage="answered")
@@ -99,7 +99,8 @@ def stream_answer(pipeline, question: str, filters: Filters | None = None, histo
     pipeline.embedder
     model = getattr(llm.metadata, "model_name", "") or settings.llm_model
     rewriter = pipeline.rewrite_llm() if history or CJK.search(question) else None
-    ctx = AnswerContext(pipeline, question, classify(question), None, model, llm)  # the clock starts here
+    form = classify(question, pipeline.form)
+    ctx = AnswerContext(pipeline, question, form, None, model, llm)  # the clock starts here
     translate = pipeline.translate if settings.translate_queries else None
     if history and cited_before is None:
         cited_before = _earlier_papers(pipeline, history, filters, translate, auto_filters)

@@ -145,13 +145,16 @@ _ASKS = re.compile(r"\b(?:how|what|whats|why|when|where|which|who|whom|whose|doe
                    re.I)
 
 
-def classify(question: str) -> str:
+def classify(question: str, form=None) -> str:
     """-> "group", "count", "list" or "explain". A phrase of two to six words that asks nothing (a search-box query:
-    "concept bottleneck models") is a list: what the collection has on it."""
+    "concept bottleneck models") is a list: what the collection has on it. `form` (form.FormModel, fitted on labelled
+    questions) also makes a list of what its point reads as one, in wordings the rules do not know."""
     if group_key(question):
         return GROUP
     if _COUNT.search(question) or (_COUNT_BARE.search(question) and _PAPERS_NAMED.search(question)):
         return COUNT
     if _LIST.search(question) or (2 <= len(question.split()) <= 6 and not _ASKS.search(question)):
+        return LIST
+    if form is not None and form.asks_for_a_list(question):
         return LIST
     return EXPLAIN
