@@ -52,3 +52,17 @@ class VectorsMissingError(RagqaError):
 
 class LLMUnavailableError(ModelError):
     """The LLM server could not be reached, failed, did not answer in time, or stopped mid-answer."""
+
+
+def read_model_file(path, parse, what: str, command: str, unset: str = ""):
+    """`parse(the JSON at path)` for a fitted model's file; a missing or invalid one is a RagqaError naming `what`, the
+    file and the `command` that writes it (and the setting to `unset`, when another file was chosen)."""
+    import json
+    from pathlib import Path
+
+    try:
+        return parse(json.loads(Path(path).read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise RagqaError(f"No {what} at {path}. Run '{command}'" + (f" or unset {unset}." if unset else ".")) from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise RagqaError(f"{what[0].upper()}{what[1:]} {path} is not valid ({exc}). Run '{command}' again.") from None

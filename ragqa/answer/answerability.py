@@ -11,7 +11,6 @@ answer composition live elsewhere.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragqa.errors import RagqaError
+from ragqa.errors import RagqaError, read_model_file
 from ragqa.text.terms import TermStats, terms
 
 # the model's inputs. Candidate also measures `rarest` and `unseen`: fitted with them, both took the sign
@@ -200,13 +199,8 @@ def _tree_value(tree: tuple[np.ndarray, ...], x: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _read(path: str) -> Calibration:
-    try:
-        return Calibration.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise RagqaError(f"No calibration file at {path}. "
-                         "Run 'ragqa eval calibrate' or unset RAGQA_CALIBRATION_FILE.") from None
-    except (ValueError, TypeError, KeyError) as exc:
-        raise RagqaError(f"Calibration file {path} is not valid ({exc}). Run 'ragqa eval calibrate' again.") from None
+    return read_model_file(path, Calibration.from_json, "calibration file", "ragqa eval calibrate",
+                           "RAGQA_CALIBRATION_FILE")
 
 
 def load_calibration(settings, embed_name: str, profile: str | None = None) -> Calibration:

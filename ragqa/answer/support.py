@@ -13,7 +13,6 @@ no feature compares them; `features` -> None), nor sentences without a content w
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -24,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ragqa.answer.answerability import json_fields, logistic, model_json
-from ragqa.errors import RagqaError
+from ragqa.errors import read_model_file
 from ragqa.text.clean import CJK
 from ragqa.text.sentences import content_words
 
@@ -183,11 +182,5 @@ class ClaimSupport:
 @lru_cache(maxsize=4)
 def load_claim_support(path: str = str(DEFAULT_FILE)) -> ClaimSupport:
     """The fitted check (the committed file unless another is given)."""
-    try:
-        return ClaimSupport.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise RagqaError(f"No claim-support model at {path}. "
-                         "Run 'python -m evals.experiments.claim_support'.") from None
-    except (ValueError, TypeError, KeyError) as exc:
-        raise RagqaError(f"Claim-support model {path} is not valid ({exc}). "
-                         "Run 'python -m evals.experiments.claim_support' again.") from None
+    return read_model_file(path, ClaimSupport.from_json, "claim-support model",
+                           "python -m evals.experiments.claim_support")

@@ -16,12 +16,11 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
 from ragqa.answer.answerability import Candidate, committed_file, json_fields, logistic, model_json, model_slug
-from ragqa.errors import RagqaError
+from ragqa.errors import read_model_file
 from ragqa.query.metadata import spelled_out
 from ragqa.text.terms import TermStats, terms
 
@@ -136,13 +135,8 @@ class TopicalModel:
 
 @lru_cache(maxsize=4)
 def _read(path: str) -> TopicalModel:
-    try:
-        return TopicalModel.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise RagqaError(f"No topical model at {path}. "
-                         "Run 'python -m evals.topical' or unset RAGQA_TOPICAL_FILE.") from None
-    except (ValueError, TypeError, KeyError) as exc:
-        raise RagqaError(f"Topical model {path} is not valid ({exc}). Run 'python -m evals.topical' again.") from None
+    return read_model_file(path, TopicalModel.from_json, "topical model", "python -m evals.topical",
+                           "RAGQA_TOPICAL_FILE")
 
 
 def load_topical(settings, embed_name: str) -> TopicalModel:

@@ -6,16 +6,14 @@ question's hashed words and word pairs, fitted on the datasets' labelled English
 threshold here is set by hand."""
 from __future__ import annotations
 
-import json
 import re
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
-from ragqa.errors import RagqaError
+from ragqa.errors import read_model_file
 
 BUCKETS = 1 << 20
 CJK = re.compile(r"[\u3400-\u9fff]+")
@@ -68,11 +66,5 @@ class FormModel:
 
 @lru_cache(maxsize=4)
 def load_form(path: str) -> FormModel:
-    try:
-        return FormModel.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise RagqaError(f"No answer-form model at {path}. "
-                         "Run 'python -m evals.experiments.form_model --write' or unset RAGQA_FORM_FILE.") from None
-    except (ValueError, TypeError, KeyError) as exc:
-        raise RagqaError(f"Answer-form model {path} is not valid ({exc}). "
-                         "Run 'python -m evals.experiments.form_model --write' again.") from None
+    return read_model_file(path, FormModel.from_json, "answer-form model",
+                           "python -m evals.experiments.form_model --write", "RAGQA_FORM_FILE")
