@@ -14,7 +14,7 @@ from ragqa.errors import QueryError, RagqaError
 def _render_answer(answer, streamed: str, live: bool) -> None:
     """The checked answer, once: on a terminal the streamed draft is replaced by it when they differ (the citation
     check dropped or repaired sentences); elsewhere the draft was never printed. Notes and the status go to stderr."""
-    if answer.text.strip() != streamed.strip():
+    if not live or answer.text.strip() != streamed.strip():  # to a pipe the draft was never printed
         if live and streamed:
             _erase(streamed)
         print(answer.text, end="")

@@ -369,6 +369,14 @@ def test_the_cli_prints_each_answer_once(capsys, monkeypatch):
     assert "mode: llm" in err and "guards: echo" in err
 
 
+def test_a_pipe_gets_the_answer_when_the_check_changed_nothing(capsys):
+    """The checked answer equal to the draft was printed only on a terminal: a pipe got the sources and no text."""
+    from ragqa.cli_answer import _stream_to_terminal
+
+    _stream_to_terminal(_Streaming("Kept sentence [1].", "Kept sentence [1]."), "q", None)
+    assert capsys.readouterr().out.count("Kept sentence [1].") == 1
+
+
 def test_a_terminal_sees_the_draft_replaced_by_the_checked_answer(capsys, monkeypatch):
     from ragqa.cli_answer import _stream_to_terminal
 
