@@ -55,15 +55,15 @@ def filter_papers_answer(ctx: AnswerContext, chosen: tuple[str, ...]) -> tuple[s
     words = subject_words(result)  # Chinese words are left only when no LLM translated the question: unread
     if not words or CJK.search(words):
         return chosen
-    runs = ctx.form != LIST  # a list reads its subject whole, as its topical tiers do: "graph neural networks" is
+    by_runs = ctx.form != LIST  # a list reads its subject whole, as its topical tiers do: "graph neural networks" is
     # not "neural networks" (a run stands for request words beside a subject in an explain question)
-    near = near_subject(ctx, chosen, words, runs)
+    near = near_subject(ctx, chosen, words, by_runs)
     if len(near) == len(chosen):
         return near
     if not _names_subject(ctx, words):
         return chosen
     phrase = _subject_phrase(ctx, words)
-    return near_subject(ctx, chosen, phrase, runs) if phrase != words else near
+    return near_subject(ctx, chosen, phrase, by_runs) if phrase != words else near
 
 
 def _subject_phrase(ctx: AnswerContext, words: str) -> str:
@@ -74,14 +74,14 @@ def _subject_phrase(ctx: AnswerContext, words: str) -> str:
     return _asked(ctx, subject_phrase, words)
 
 
-def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, runs: bool = True) -> tuple[str, ...]:
+def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, by_runs: bool = True) -> tuple[str, ...]:
     """The `chosen` papers the topical model puts at least near (related_point) the subject read from `words`, or
-    (`runs`) from any run of two or more of them: the rules leave request words beside a subject ("in-context learning:
-    what's the headline result?"), and those sink the P of the paper on it (0.003 here); a subject is a run of the
-    words, so the best-supported run stands for it."""
+    (`by_runs`) from any run of two or more of them: the rules leave request words beside a subject ("in-context
+    learning: what's the headline result?"), and those sink the P of the paper on it (0.003 here); a subject is a run
+    of the words, so the best-supported run stands for it."""
     split = words.split()
     runs = ({" ".join(split[i:j]) for i in range(len(split)) for j in range(i + min(2, len(split)), len(split) + 1)}
-            if runs else {words})
+            if by_runs else {words})
     within = [c for c in ctx.candidates if c.paper_id in set(chosen)]
     metas, stats, model = {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats(), ctx.pipeline.topical
     best = {pid: 0.0 for pid in chosen}

@@ -14,21 +14,18 @@ from functools import lru_cache
 import numpy as np
 
 from ragqa.errors import read_model_file
+from ragqa.text.clean import CJK
 
 BUCKETS = 1 << 20
-CJK = re.compile(r"[\u3400-\u9fff]+")
 _WORDS = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?|[?？]")
 
 
 def features(question: str) -> dict[int, float]:
-    """Hashed words, word pairs, the first word, and Chinese character pairs / triples, each present once, the row
-    L2-normalised (crc32: the same buckets in every process, unlike Python's hash)."""
-    text = question.lower()
-    words = _WORDS.findall(text)
+    """Hashed words, word pairs and the first word, each present once, the row L2-normalised (crc32: the same buckets
+    in every process, unlike Python's hash). Chinese is not read: the model decides English questions only."""
+    words = _WORDS.findall(question.lower())
     grams = [f"w:{w}" for w in words] + [f"b:{a} {b}" for a, b in zip(words, words[1:])]
     grams += [f"^:{words[0]}"] if words else []
-    for run in CJK.findall(text):
-        grams += [f"c:{run[i:i + n]}" for n in (2, 3) for i in range(len(run) - n + 1)]
     keys = {zlib.crc32(g.encode()) % BUCKETS for g in grams}
     value = 1.0 / max(len(keys), 1) ** 0.5
     return {k: value for k in keys}

@@ -232,8 +232,7 @@ class AuthorIndex:
     def _one(self, question: str) -> AuthorMatch | None:
         full = self.full_names(question)  # full names first, longest first
         if full:
-            spelled = self.full.get(fold(full[0])) or max(self.same_person(full[0]), key=lambda a: self.papers[a])
-            return AuthorMatch(full[0], spelled)
+            return AuthorMatch(full[0], self._resolved(full[0]))
         initialled = self._initialled(question)
         if initialled:
             return initialled
