@@ -162,6 +162,8 @@ class AuthorIndex:
     def full_names(self, question: str) -> list[str]:
         """Every indexed author's full name the question writes ("work by Hidenori Tanaka and Ekdeep Singh Lubana"),
         as spans of the question, longest first, for telling a request about people from one about a subject."""
+        from ragqa.query.spelling import english_words
+
         # "Chen Zhu's" -> Chen Zhu
         words = [re.sub(r"['’]s$", "", w) for w in re.findall(r"[^\W\d_][\w'’.-]*", question)]
         any_case = question == question.lower()  # "yoshua bengio" in an all-lowercase question
@@ -169,8 +171,11 @@ class AuthorIndex:
         for n in (4, 3, 2):
             for i in range(len(words) - n + 1):
                 span = " ".join(words[i:i + n]).rstrip(".'’")
+                # written in lower case, a name is read as one when a word of it is no English word ("hidenori
+                # tanaka's work on LLMs"); "will smith" must be capitalised
                 if ((fold(span) in self.full or self.same_person(span))
-                        and (any_case or all(w[0].isupper() for w in words[i:i + n]))):
+                        and (any_case or all(w[0].isupper() for w in words[i:i + n])
+                             or not all(w.lower().rstrip(".") in english_words() for w in words[i:i + n]))):
                     found.append(span)
         return found
 

@@ -22,6 +22,8 @@ PAPERS = {"a": {"authors": "Yoshua Bengio; Ann Lee", "text": "We train with Adam
 @pytest.mark.parametrize("question, name, candidates, topical", [
     ("What did Yoshua Bengio publish here?", "Yoshua Bengio", 0, False),
     ("what did yoshua bengio publish here?", "Yoshua Bengio", 0, False),
+    # lower case in a question with capitals elsewhere: a name with a word no English word is read
+    ("yoshua bengio's work on LLMs?", "Yoshua Bengio", 0, True),
     ("Bengio's papers on causality", "Yoshua Bengio", 0, True),
     ("Which papers are by Bengio et al.?", "Yoshua Bengio", 0, False),
     ("work by Scholkopf", "Bernhard Schölkopf", 0, False),
@@ -48,7 +50,8 @@ def test_author_named_in_a_question(question, name, candidates, topical):
     "Which papers study diffusion models?", "methods improved by LoRA", "Is there work on Long context?",
     "What is the robustness of Transformers?", "yoshua's favourite methods",
     "Which methods are improved by Adam?", "robustness of GAN training", "papers on Long sequences",
-    "Which papers were trained by Adam et"
+    "Which papers were trained by Adam et",
+    "Do LLMs need sam long contexts?",  # "Sam Long" in lower case, both English words, capitals elsewhere
 ])
 def test_no_author_where_none_is_named(question):
     assert AuthorIndex(PAPERS).find(question) is None
