@@ -6,8 +6,10 @@ untranslated, the subject check asking the real LLM, as answer_paths --subject-l
 
     python -m evals.experiments.weaker_tier --out /tmp/weaker_tier.json [--exclude collection_heldout11]
 
-It prints one line per such question, highest topical P first: whether one score could tell the questions whose listed
-papers are gold from those (off-topic, near-miss, no match in the filter) where none is.
+Each row keeps the subject words the topical model scored and the listed papers' titles and abstracts
+(evals.experiments.paper_on_subject --probe reads them). It prints one line per such question, highest topical P
+first: whether one score could tell the questions whose listed papers are gold from those (off-topic, near-miss, no
+match in the filter) where none is.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from pathlib import Path
 from evals.experiments import answer_paths
 from ragqa.answer import lists
 from ragqa.answer.ask import ask
+from ragqa.answer.topical import subject_words
 from ragqa.config import Settings
 from ragqa.pipeline import Pipeline
 
@@ -30,10 +33,16 @@ def probe(exclude: frozenset[str]) -> list[dict]:
         if not (topicality.on or topicality.related or judgement.named or judgement.answering or labels):
             current["row"] = {"listed": list(judgement.listed),
                               "topical": {p: topicality.probabilities.get(p, 0.0) for p in judgement.listed},
-                              "answerability": {p: judgement.probabilities.get(p, 0.0) for p in judgement.listed}}
+                              "answerability": {p: judgement.probabilities.get(p, 0.0) for p in judgement.listed},
+                              "papers": {p: {"title": meta_of(p).get("title") or "",
+                                             "abstract": meta_of(p).get("abstract") or ""} for p in judgement.listed}}
         return tiers(judgement, topicality, labels, meta_of)
 
-    lists.collection_tiers = recorded
+    def read(result):  # the subject the topical model scores
+        current["words"], current["query"] = subject_words(result), result.query
+        return subject_query(result)
+
+    lists.collection_tiers, subject_query, lists.topical_query = recorded, lists.topical_query, read
     llm = answer_paths._Scripted()
     pipeline = Pipeline(Settings(translate_queries=False), llm=llm, fast_llm=llm)
     answer_paths._real_subject_check(pipeline.settings)
@@ -49,6 +58,7 @@ def probe(exclude: frozenset[str]) -> list[dict]:
             if current.get("row", {}).get("listed"):
                 gold = set(row.get("gold") or ([row["paper_id"]] if row.get("paper_id") else []))
                 out.append({**current["row"], "key": f"{stem}:{row.get('id', i)}", "question": row["question"],
+                            "words": current.get("words"), "query": current.get("query"), "gold_ids": sorted(gold),
                             "gold_listed": sum(p in gold for p in current["row"]["listed"]), "gold": len(gold)})
     return out
 
