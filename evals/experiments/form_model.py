@@ -18,6 +18,10 @@ collection set is always scored by a model that never saw it.
 
     python -m evals.experiments.form_model --out evals/reports/form-model-<date>/report.json [--write] \
         [--exclude collection_heldout17]
+    python -m evals.experiments.form_model --translated --out <dir>/chinese-translated.json
+
+`--translated`: the Chinese questions the Chinese rules call explain, read as ask.py reads them, through their English
+translation (the rules, then the committed model; the packaged LLM translates, cached as the evals cache it).
 
 `--write` fits on every labelled question and writes ragqa/calibration/form.json with the out-of-fold point.
 
@@ -40,9 +44,10 @@ DATASETS = Path(__file__).resolve().parent.parent / "datasets"
 COMMITTED = Path(__file__).resolve().parents[2] / "ragqa" / "calibration" / "form.json"
 
 
-def labelled(exclude: frozenset[str] = frozenset()) -> list[dict]:
+def labelled(exclude: frozenset[str] = frozenset(), chinese: bool = False) -> list[dict]:
     """The English questions the wording rules call explain (the model decides only those), labelled by their set;
-    the sets in `exclude` (a held-out set not yet run) left out."""
+    the sets in `exclude` (a held-out set not yet run) left out. `chinese`: the Chinese ones instead (not
+    follow-ups), which ask.py reads through their translation."""
     from ragqa.query.intent import EXPLAIN, classify
 
     rows, seen = [], set()
@@ -64,8 +69,8 @@ def labelled(exclude: frozenset[str] = frozenset()) -> list[dict]:
             elif stem.startswith("written_"):
                 label = 0
             question = r["question"]
-            if (label is None or question in seen or CJK.search(question)  # too few Chinese explain questions (22)
-                    or classify(question) != EXPLAIN):
+            if (label is None or question in seen or bool(CJK.search(question)) != chinese  # too few Chinese
+                    or (chinese and r.get("history")) or classify(question) != EXPLAIN):  # explain ones to fit on (22)
                 continue
             seen.add(question)
             rows.append({"group": stem, "question": question, "label": label})
@@ -104,6 +109,30 @@ def out_of_fold(rows: list[dict], c: float) -> np.ndarray:
     return p
 
 
+def translated(exclude: frozenset[str], out: Path) -> None:
+    """How ask.py's reading of a Chinese question through its translation decides: of the labelled Chinese questions
+    the Chinese rules call explain, how many lists and one-paper questions intent.classify(translation) calls lists."""
+    from evals.cli import REWRITE_CACHE
+    from ragqa.config import Settings
+    from ragqa.pipeline import Pipeline
+    from ragqa.query.intent import LIST, classify
+
+    pipeline = Pipeline(Settings())
+    pipeline.rewrite_cache = REWRITE_CACHE
+    rows = labelled(exclude, chinese=True)
+    for r in rows:
+        r["translation"] = pipeline.translate(r["question"])
+        r["list"] = classify(r["translation"], pipeline.form) == LIST
+    report = {"excluded": sorted(exclude), "form_model": pipeline.form.source,
+              "list_questions": sum(r["label"] for r in rows),
+              "read_as_list": sum(r["list"] for r in rows if r["label"]),
+              "explain_questions": sum(1 - r["label"] for r in rows),
+              "explain_read_as_list": sum(r["list"] for r in rows if not r["label"]), "rows": rows}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
+    print(json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=1, ensure_ascii=False))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
@@ -114,7 +143,12 @@ def main() -> None:
     parser.add_argument("--explain-flips", type=float, default=0.02,
                         help="the share of hand-written explain questions the model may turn into lists out of fold "
                              "(sets its point)")
+    parser.add_argument("--translated", action="store_true",
+                        help="instead: the Chinese questions the rules call explain, read through their translation "
+                             "by the rules and the committed model (the packaged LLM translates)")
     args = parser.parse_args()
+    if args.translated:
+        return translated(frozenset(args.exclude), args.out)
     rows = labelled(frozenset(args.exclude))
     p = out_of_fold(rows, args.c)
     y = np.array([r["label"] for r in rows])

@@ -259,6 +259,23 @@ def test_chinese_question_translated_and_answered_in_chinese(indexed):
     assert "Chinese" in pipeline._llm.prompts[-1] and answer.citations[0].label == "DRAGON"
 
 
+def test_a_chinese_question_the_rules_read_as_explain_takes_the_form_of_its_translation(indexed):
+    """#44: the Chinese rules miss "我的论文库里有做稀疏自编码器的吗？" ("Do I have any papers on sparse autoencoders?");
+    its translation, read as an English question, is a list: the answer is a list. A translation asking about one
+    paper keeps the explain form; without a translation (no LLM) the rules' form stands."""
+    for question, translation, form in (
+            ("我的论文库里有做稀疏自编码器的吗？", "Do I have any papers on sparse autoencoders in my library?", "list"),
+            ("分数阶导数在图神经网络里起什么作用？", "What role do fractional derivatives play in graph neural networks?",
+             "explain")):
+        pipeline = _pipeline(indexed, [lambda prompt, t=translation: t if "Translate this question" in prompt
+                                       else "DRAGON 使用分布阶分数微积分 [1]。"])
+        answer = ask(pipeline, question)
+        assert answer.query == translation and answer.form == form and not answer.abstained
+        assert ("answer form read from the translation: list" in answer.notes) is (form == "list")
+        if form == "list":  # every paper on the subject, one cited line each
+            assert len(answer.citations) >= 2 and answer.mode == "list"
+
+
 def test_stream_yields_retrieval_before_tokens(indexed):
     pipeline = _pipeline(indexed, ["DRAGON is fractional [1]."])
     kinds = [e.kind for e in stream_answer(pipeline, "fractional graph neural network")]
