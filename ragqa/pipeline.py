@@ -39,6 +39,7 @@ class Pipeline:
         self.translations: dict[str, str] = {}  # question -> English; deterministic, so cached
         self.rewrite_cache: Path | None = None  # evaluations: translations and rewrites kept on disk (rewrite_llm)
         self._cached_rewrites = None
+        self._sized: tuple = (None, 0, None)  # (calibration, papers, its points for that size): calibration_for
 
     # -- stages, loaded on first use ----------------------------------------------------------
     @property
@@ -98,6 +99,15 @@ class Pipeline:
         from ragqa.answer.answerability import load_calibration
 
         return load_calibration(self.settings, self.embed_name, self.profile.name)
+
+    def calibration_for(self, papers: int):
+        """The answerability calibration with its answered point for a collection of `papers`
+        (Calibration.for_collection), kept while neither changes."""
+        source, size, sized = self._sized
+        if source is not self.calibration or size != papers:
+            sized = self.calibration.for_collection(papers)
+            self._sized = (self.calibration, papers, sized)
+        return sized
 
     @cached_property
     def topical(self):

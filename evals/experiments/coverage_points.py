@@ -11,6 +11,14 @@ by paper: half A sets the points, half B and the transfer corpus report them.
   answerable questions below it) is reported beside it.
 
     python -m evals.experiments.coverage_points <calibration report folder> [--write]
+    python -m evals.experiments.coverage_points --small <folders> --small-papers 185 --large-papers 1410 [--write]
+
+    python -m evals.experiments.coverage_points --at <folder>:<papers>[:<rows set>] ...  # the points at other sizes
+
+`--small`: calibration runs (`ragqa eval calibrate --evaluate <shipped> --fraction 0.04 --seed N`) over small
+libraries (the bundled papers and 4% of a corpus): the answered point is set the same way on half of their pooled
+questions (split by paper) and reported on the other half; --write stores it beside the shipped one as
+`answered_by_size` (Calibration.for_collection interpolates in log size between them).
 
 The folder is one `ragqa eval calibrate` wrote (rows.jsonl, rows-<transfer>); --write stores the answered point in the
 shipped calibration file.
@@ -82,9 +90,49 @@ def tiers(calibration: Calibration, items: list[dict]) -> dict:
                 f"{gold}/{len(kept)} ({gold / max(1, len(kept)):.1%})"}
 
 
+def answered_point(calibration: Calibration, items: list[dict], near_miss: float) -> float:
+    """The smallest P at which at most `near_miss` of the near-misses among `items` (scored) land in `answered`
+    (split-conformal), the named ones (answered whatever their P) counted in the share."""
+    named_near = sum(q["named"] for q in items if not q["answerable"])
+    near = [q["best"] for q in items if not q["answerable"] and not q["named"] and not q["gated"]]
+    alpha = max(0.0, near_miss - named_near / max(1, len(near) + named_near))
+    return max(calibration.answer_threshold, conformal_upper(near, alpha))
+
+
+def small_libraries(args, data: dict, calibration: Calibration) -> None:
+    """The answered point on small libraries (--small), set on half of their questions, reported on the other half
+    beside the shipped point; --write adds it to the file's answered_by_size."""
+    items = []
+    for folder in args.small:
+        rows = _cached_rows(folder)["main"]
+        _model_x(rows)
+        items += [dict(q, half_a=_half(r["paper"], 0.5, 99)) for r, q in zip(rows, scored(calibration, rows))]
+    half_a, half_b = [q for q in items if q["half_a"]], [q for q in items if not q["half_a"]]
+    point = round(answered_point(calibration, half_a, args.near_miss), 4)
+    report = {"small_libraries": [str(f) for f in args.small], "papers": args.small_papers,
+              "answered_point": point, "shipped_answered_point": calibration.answered_threshold,
+              "how": f"half A of the small libraries' pooled questions ({len(half_a)}, split by paper): near-misses "
+                     f"in answered <= {args.near_miss:.0%} (split-conformal)",
+              "half_A (sets the point)": tiers(replace(calibration, answered_threshold=point), half_a),
+              "half_B, this point": tiers(replace(calibration, answered_threshold=point), half_b),
+              "half_B, the shipped point": tiers(calibration, half_b)}
+    print(json.dumps(report, indent=1))
+    if args.write:
+        data["answered_by_size"] = [[args.small_papers, point], [args.large_papers, calibration.answered_threshold]]
+        data["answered_by_size_source"] = (
+            f"python -m evals.experiments.coverage_points --small <{len(args.small)} runs> --small-papers "
+            f"{args.small_papers} --large-papers {args.large_papers} --near-miss {args.near_miss}")
+        args.calibration.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("folder", type=Path)
+    ap.add_argument("folder", type=Path, nargs="?")
+    ap.add_argument("--small", type=Path, nargs="*", default=[], help="calibration runs over small libraries")
+    ap.add_argument("--small-papers", type=int, default=0, help="their collections' size (papers)")
+    ap.add_argument("--large-papers", type=int, default=0, help="the collection size the shipped point was set on")
+    ap.add_argument("--at", nargs="*", default=[],
+                    help="<run folder>:<its collection's papers>[:<rows set: main, check-seed_questions.jsonl, …>]")
     ap.add_argument("--calibration", type=Path, default=SHIPPED)
     ap.add_argument("--near-miss", type=float, default=0.10, help="share of near-misses allowed in `answered`")
     ap.add_argument("--answerable", type=float, default=0.05, help="share of answerable questions allowed below")
@@ -93,6 +141,19 @@ def main() -> None:
     args = ap.parse_args()
     data = json.loads(args.calibration.read_text(encoding="utf-8"))
     calibration = Calibration.from_json(data)
+    if args.small:
+        return small_libraries(args, data, calibration)
+    if args.at:  # the size-set answered point on libraries of other sizes, none used to set it
+        out = {}
+        for spec in args.at:
+            folder, papers, *name = spec.split(":")
+            rows = _cached_rows(Path(folder))[name[0] if name else "main"]
+            _model_x(rows)
+            sized = calibration.for_collection(int(papers))
+            out[spec] = {"answered_point": sized.answered_threshold, **tiers(sized, scored(calibration, rows)),
+                         "with the shipped point": tiers(calibration, scored(calibration, rows))}
+        print(json.dumps(out, indent=1))
+        return
     cached = _cached_rows(args.folder)
     for rows in cached.values():
         _model_x(rows)
@@ -102,11 +163,9 @@ def main() -> None:
     a = scored(calibration, half_a)
     # a named near-miss is answered whatever its P: the point is set on the others, their share counted in alpha
     named_near = sum(q["named"] for q in a if not q["answerable"])
-    near = [q["best"] for q in a if not q["answerable"] and not q["named"] and not q["gated"]]
-    alpha = max(0.0, args.near_miss - named_near / max(1, len(near) + named_near))
-    answered_point = max(calibration.answer_threshold, conformal_upper(near, alpha))
+    point = answered_point(calibration, a, args.near_miss)
     related_floor = conformal_lower([q["best"] for q in a if q["answerable"] and not q["named"]], args.answerable)
-    tiered = replace(calibration, answered_threshold=round(answered_point, 4))
+    tiered = replace(calibration, answered_threshold=round(point, 4))
     report = {"calibration": str(args.calibration.name), "answer_point": calibration.answer_threshold,
               "answered_point": tiered.answered_threshold,
               "how": f"half A of the held-out split ({len(half_a)} questions): near-misses in answered <= "

@@ -130,6 +130,19 @@ class Calibration:
     # model
     trees: tuple = ()
     baseline: float = 0.0
+    # the answered point as measured on collections of other sizes, ((papers, point), ...) (coverage_points --sizes):
+    # in a small library a near-miss seldom has a close paper, so the same share of near-misses answered comes at a
+    # lower P; empty: `answered_threshold` at every size
+    answered_by_size: tuple = ()
+
+    def for_collection(self, papers: int) -> "Calibration":
+        """These points with the answered point for a collection of `papers`: interpolated in log size between the
+        sizes it was measured at, the nearest one's outside them."""
+        if not self.answered_by_size or papers < 1:
+            return self
+        sizes = sorted((int(n), float(p)) for n, p in self.answered_by_size)
+        point = float(np.interp(np.log(papers), np.log([n for n, _ in sizes]), [p for _, p in sizes]))
+        return replace(self, answered_threshold=round(point, 4))
 
     def probability(self, candidates: list[Candidate]) -> np.ndarray:
         if not candidates:

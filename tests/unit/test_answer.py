@@ -113,6 +113,25 @@ def test_unanswerable_question_abstains_without_calling_the_llm(indexed):
     assert pipeline._llm.prompts == [] and answer.judgement["best"] < 1.01 and not answer.judgement["answerable"]
 
 
+def test_the_answered_point_is_the_one_set_for_the_collection_s_size(indexed):
+    """An answered point measured on libraries of two sizes (answered_by_size): the 95 bundled papers take the small
+    library's; with only a conference-sized library's point the same answer is `related`."""
+    from dataclasses import replace
+
+    question = "Which graph neural network uses distributed-order fractional calculus?"
+    best = ask(_pipeline(indexed, ["DRAGON is fractional [1]."]), question).judgement["best"]
+    shipped = indexed.calibration
+    try:
+        for sizes, coverage in ((((95, best - 0.01), (1400, best + 0.01)), "answered"),
+                                (((1400, best + 0.01), (5000, best + 0.02)), "related")):
+            indexed.calibration = replace(shipped, answer_threshold=min(best - 0.02, shipped.answer_threshold),
+                                          answered_threshold=best + 0.05, answered_by_size=sizes)
+            answer = ask(_pipeline(indexed, ["DRAGON is fractional [1]."]), question)
+            assert answer.coverage == coverage and not answer.abstained
+    finally:
+        indexed.calibration = shipped
+
+
 def test_the_decision_follows_the_best_papers_probability(indexed):
     question = "Which graph neural network uses distributed-order fractional calculus?"
     best = ask(_pipeline(indexed, ["DRAGON is fractional [1]."]), question).judgement["best"]
@@ -128,7 +147,7 @@ def test_coverage_is_answered_above_the_answered_point_related_between_not_cover
 
     def tiered(answer_point, answered_point):
         indexed.calibration = replace(indexed.calibration, answer_threshold=answer_point,
-                                      answered_threshold=answered_point)
+                                      answered_threshold=answered_point, answered_by_size=())
         return ask(_pipeline(indexed, ["Yes, DRAGON is fractional [1]."]), question)
     answered, related, below = (tiered(best - 0.02, best - 0.01), tiered(best - 0.01, best + 0.01),
                                 tiered(best + 0.01, best + 0.02))
@@ -260,13 +279,14 @@ def test_chinese_question_translated_and_answered_in_chinese(indexed):
 
 
 def test_a_chinese_question_the_rules_read_as_explain_takes_the_form_of_its_translation(indexed):
-    """#44: the Chinese rules miss "我的论文库里有做稀疏自编码器的吗？" ("Do I have any papers on sparse autoencoders?");
-    its translation, read as an English question, is a list: the answer is a list. A translation asking about one
-    paper keeps the explain form; without a translation (no LLM) the rules' form stands."""
+    """#44: the Chinese rules miss "我的论文库里有做稀疏自编码器的吗？" ("Do I have any papers on sparse
+    autoencoders?"); its translation, read as an English question, is a list: the answer is a list. A translation
+    asking about one paper keeps the explain form."""
     for question, translation, form in (
-            ("我的论文库里有做稀疏自编码器的吗？", "Do I have any papers on sparse autoencoders in my library?", "list"),
-            ("分数阶导数在图神经网络里起什么作用？", "What role do fractional derivatives play in graph neural networks?",
-             "explain")):
+            ("我的论文库里有做稀疏自编码器的吗？", "Do I have any papers on sparse autoencoders in my library?",
+             "list"),
+            ("分数阶导数在图神经网络里起什么作用？",
+             "What role do fractional derivatives play in graph neural networks?", "explain")):
         pipeline = _pipeline(indexed, [lambda prompt, t=translation: t if "Translate this question" in prompt
                                        else "DRAGON 使用分布阶分数微积分 [1]。"])
         answer = ask(pipeline, question)

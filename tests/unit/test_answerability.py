@@ -352,3 +352,18 @@ def test_the_question_length_is_measured_and_old_saved_rows_get_it_from_their_qu
     row = {"question": "sparse autoencoders", "x": [[0.7, 0.7, 1.0, 1.0, 0.0, 0.0, 0.0]], "y": [1]}
     _model_x([row])
     assert row["x"] == [[0.7, 0.7, 1.0, 0.0, 0.0, 2.0]] and row["features"] == FEATURES
+
+
+def test_the_answered_point_is_interpolated_in_log_size_between_the_sizes_it_was_set_at():
+    cal = _calibration(answered_threshold=0.32, answered_by_size=((185, 0.12), (1410, 0.32)))
+    assert cal.for_collection(185).answered_threshold == 0.12
+    assert cal.for_collection(1410).answered_threshold == 0.32
+    middle = cal.for_collection(int((185 * 1410) ** 0.5)).answered_threshold  # the geometric mean: half way
+    assert abs(middle - 0.22) < 0.002
+    assert cal.for_collection(95).answered_threshold == 0.12  # outside the sizes: the nearest one's
+    assert cal.for_collection(1_000_000).answered_threshold == 0.32
+    plain = _calibration(answered_threshold=0.32)
+    assert plain.for_collection(95) is plain  # no sizes: the file's own point
+    # a file written with the sizes reads back with them
+    again = Calibration.from_json(json.loads(json.dumps(cal.to_json())))
+    assert again.for_collection(185).answered_threshold == 0.12
