@@ -130,7 +130,7 @@ class Calibration:
     # model
     trees: tuple = ()
     baseline: float = 0.0
-    # the answered point as measured on collections of other sizes, ((papers, point), ...) (coverage_points --sizes):
+    # the answered point as measured on collections of other sizes, ((papers, point), ...) (coverage_points --small):
     # in a small library a near-miss seldom has a close paper, so the same share of near-misses answered comes at a
     # lower P; empty: `answered_threshold` at every size
     answered_by_size: tuple = ()
