@@ -59,6 +59,8 @@ def subject_words(result, also: tuple[str, ...] = ()) -> str:
             spans += str(value).split()
         if isinstance(value, str) and re.search(r"\s(?:19|20)\d\d$", value):
             spans += [value.rsplit(" ", 1)[0], value.rsplit(" ", 1)[1]]
+        if name == "topic":  # a label's parts: a translation may write one alone ("Accountability, Transparency …")
+            spans += [part.strip() for part in str(value).split("·") if part.strip()]
     return subject_of(result.query, spans)
 
 

@@ -294,13 +294,25 @@ def subject_of(question: str, spans: list[str]) -> str:
     ("Which ICLR 2024 papers in the collection deal with large language models?" -> "deal large language models")."""
     rest = question
     for span in sorted(filter(None, spans), key=len, reverse=True):
-        rest = re.sub(re.escape(span), " ", rest, flags=re.I)
+        rest = re.sub(_span_pattern(span), " ", rest, flags=re.I)
     rest = _ZH_FRAME.sub(" ", rest).lower()
     # function words go too ("out of the ICLR papers, how many …"), unless hyphenated into a term ("off-policy")
     words = [m[0] for m in re.finditer(r"[^\W_]+", rest)
              if m[0] not in FUNCTION_WORDS or "-" in rest[max(m.start() - 1, 0):m.end() + 1]]
     return " ".join(w for w in words if w not in FRAME_WORDS and not is_learned_framing(w) and not w.isdigit()
                     and len(w) > 1 and not _slipped_wording(w))
+
+
+def _span_pattern(span: str) -> str:
+    """A span's words with any punctuation or none between them, as the question may write them ("Transparency, and
+    Interpretability" of a label's "Transparency and Interpretability", "NeurIPS'24"); the span itself when it has no
+    word."""
+    words = re.findall(r"[^\W_]+", span)
+    if not words:
+        return re.escape(span)
+    before = r"(?<![A-Za-z0-9])" if words[0][0].isascii() else ""  # Chinese writes no space around a span
+    after = r"(?![A-Za-z0-9])" if words[-1][-1].isascii() else ""
+    return before + r"[\W_]*".join(map(re.escape, words)) + after
 
 
 def _slipped_wording(word: str) -> bool:

@@ -468,6 +468,10 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
     # word typed with one stays (retrieval's spelling corrects it against the indexed terms)
     ("Could you fetch evrything I saved from Yoshua Bengio?", ["Yoshua Bengio"], ""),
     ("Show me papers abuot graph learnign", [], "graph learnign"),
+    # a span goes whatever punctuation the question (or its translation) writes between its words
+    ('The papers tagged "Social Aspects · Accountability, Transparency, and Interpretability"?',
+     ["Social Aspects · Accountability, Transparency and Interpretability"], ""),
+    ("NeurIPS'24 papers on GNNs", ["NeurIPS 24"], "gnns"),
 ])
 def test_the_subject_is_what_metadata_and_request_wording_leave(question, spans, subject):
     """#44 3: what a list must be about (topical.topical_query), and whether anything is (names_a_topic)."""

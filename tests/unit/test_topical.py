@@ -124,3 +124,18 @@ def test_collection_tiers_a_label_outranks_closeness_where_papers_carry_labels()
     assert on == ["bare", "kw", "rl"] and weaker == ["cv", "near", "listed"]
     on, weaker = collection_tiers(judgement, topicality, [], metas.get)  # no label names the subject: the model decides
     assert on == ["cv", "bare"] and weaker == ["near", "listed"]
+
+
+def test_a_topic_filter_s_parts_are_no_subject_words():
+    """A translation may write one part of a topic label alone, or with other punctuation: the filter's words are
+    never read as the subject (set 19: "…Accountability, Transparency and Interpretability: What are the papers with
+    the theme tag …" left the label's words as a subject no paper is on)."""
+    from types import SimpleNamespace
+
+    from ragqa.answer.topical import subject_words
+    from ragqa.query.request import Filters
+
+    label = "Social Aspects · Accountability, Transparency and Interpretability"
+    query = ('Accountability, Transparency and Interpretability: Which papers carry the label "Social Aspects · '
+             'Accountability, Transparency, and Interpretability" and study saliency maps?')
+    assert subject_words(SimpleNamespace(filters=Filters(topic=label), query=query)) == "saliency maps"
