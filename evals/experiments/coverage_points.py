@@ -18,7 +18,8 @@ by paper: half A sets the points, half B and the transfer corpus report them.
 `--small`: calibration runs (`ragqa eval calibrate --evaluate <shipped> --fraction 0.04 --seed N`) over small
 libraries (the bundled papers and 4% of a corpus): the answered point is set the same way on half of their pooled
 questions (split by paper) and reported on the other half; --write stores it beside the shipped one as
-`answered_by_size` (Calibration.for_collection interpolates in log size between them).
+`answered_by_size` (Calibration.for_collection interpolates in log size between them). A refit (`ragqa eval
+calibrate` without --evaluate) writes the file without it: run this again after one.
 
 The folder is one `ragqa eval calibrate` wrote (rows.jsonl, rows-<transfer>); --write stores the answered point in the
 shipped calibration file.
