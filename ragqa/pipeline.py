@@ -39,7 +39,7 @@ class Pipeline:
         self.translations: dict[str, str] = {}  # question -> English; deterministic, so cached
         self.rewrite_cache: Path | None = None  # evaluations: translations and rewrites kept on disk (rewrite_llm)
         self._cached_rewrites = None
-        self._sized: tuple = (None, 0, None)  # (calibration, papers, its points for that size): calibration_for
+        self._sized: tuple = (None, 0, None)  # (calibration, papers, its points for that size): collection_calibration
 
     # -- stages, loaded on first use ----------------------------------------------------------
     @property
@@ -100,9 +100,10 @@ class Pipeline:
 
         return load_calibration(self.settings, self.embed_name, self.profile.name)
 
-    def calibration_for(self, papers: int):
-        """The answerability calibration with its answered point for a collection of `papers`
-        (Calibration.for_collection), kept while neither changes."""
+    def collection_calibration(self):
+        """The answerability calibration with its answered point for the collection's size now
+        (Calibration.for_collection), kept while neither the calibration nor the size changes."""
+        papers = self.searcher.term_stats().n
         source, size, sized = self._sized
         if source is not self.calibration or size != papers:
             sized = self.calibration.for_collection(papers)

@@ -74,8 +74,8 @@ def judge(ctx: AnswerContext, cited_before: list[str] | None) -> None:
     settings, searcher = ctx.settings, ctx.searcher
     ctx.result, ctx.earlier = _earlier_hits(ctx.pipeline, ctx.result, cited_before)
     ctx.qvec = ctx.pipeline.embedder.get_query_embedding(ctx.result.query)
-    calibration = ctx.pipeline.calibration_for(searcher.term_stats().n)  # its answered point set for this size
-    ctx.candidates, judgement = assess(searcher, ctx.result, ctx.qvec, calibration, ctx.earlier)
+    ctx.candidates, judgement = assess(searcher, ctx.result, ctx.qvec, ctx.pipeline.collection_calibration(),
+                                       ctx.earlier)
     ctx.retrieved = ctx.result.hits + ctx.earlier  # earlier citations are never among the hits (_earlier_hits)
     admitted = searcher.admitted(ctx.result.filters) if ctx.result.filters.active() else None
     chosen = tuple(h.paper_id for h in ctx.retrieved if admitted and h.paper_id in admitted)
@@ -137,7 +137,7 @@ def _earlier_papers(pipeline, history: list[str], filters: Filters | None, trans
     if previous.missing_name:
         return []
     qvec = pipeline.embedder.get_query_embedding(previous.query)
-    _, judgement = assess(pipeline.searcher, previous, qvec, pipeline.calibration_for(pipeline.searcher.term_stats().n))
+    _, judgement = assess(pipeline.searcher, previous, qvec, pipeline.collection_calibration())
     return judgement.explain(pipeline.settings.explain_papers) if judgement.answerable else []
 
 
