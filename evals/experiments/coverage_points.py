@@ -150,9 +150,9 @@ def main() -> None:
             folder, papers, *name = spec.split(":")
             rows = _cached_rows(Path(folder))[name[0] if name else "main"]
             _model_x(rows)
-            sized = calibration.for_collection(int(papers))
-            out[spec] = {"answered_point": sized.answered_threshold, **tiers(sized, scored(calibration, rows)),
-                         "with the shipped point": tiers(calibration, scored(calibration, rows))}
+            sized, items = calibration.for_collection(int(papers)), scored(calibration, rows)
+            out[spec] = {"answered_point": sized.answered_threshold, **tiers(sized, items),
+                         "with the shipped point": tiers(calibration, items)}
         print(json.dumps(out, indent=1))
         return
     cached = _cached_rows(args.folder)
@@ -161,7 +161,7 @@ def main() -> None:
     held = [r for r in cached.pop("main") if _half(r["paper"], 0.3, args.seed + 1)]  # the run's held-out 30%
     half_a = [r for r in held if _half(r["paper"], 0.5, args.seed + 2)]
     half_b = [r for r in held if not _half(r["paper"], 0.5, args.seed + 2)]
-    a = scored(calibration, half_a)
+    a, b = scored(calibration, half_a), scored(calibration, half_b)
     # a named near-miss is answered whatever its P: the point is set on the others, their share counted in alpha
     named_near = sum(q["named"] for q in a if not q["answerable"])
     point = answered_point(calibration, a, args.near_miss)
@@ -174,11 +174,11 @@ def main() -> None:
                      f"conformal answer point for <= {args.answerable:.0%} answerable below: {related_floor:.4f} "
                      f"(shipped {calibration.answer_threshold})",
               "half_A (sets the points)": tiers(tiered, a),
-              "half_B (reported)": tiers(tiered, scored(calibration, half_b))}
+              "half_B (reported)": tiers(tiered, b)}
     for name, rows in cached.items():
         report[name] = tiers(tiered, scored(calibration, rows))
     per_form = {}
-    for q in scored(calibration, half_b):
+    for q in b:
         per_form.setdefault(q["form"], []).append(q)
     report["half_B by form"] = {f: {k: v for k, v in tiers(tiered, qs).items() if k.endswith("by_tier")}
                                 for f, qs in sorted(per_form.items())}
