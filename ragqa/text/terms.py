@@ -98,5 +98,18 @@ class TermStats:
             if len(self._terms) >= self._KEEP:
                 self._terms.clear()
             meta = self._papers.get(paper_id)
-            found = self._terms[paper_id] = paper_terms(meta) if meta else frozenset()
+            found = self._terms[paper_id] = paper_terms(meta) | _inner_compounds(meta) if meta else frozenset()
         return found
+
+
+def _inner_compounds(meta: dict) -> frozenset[str]:
+    """The runs of two or more parts inside a paper's longer hyphenated words ("in-context" of "in-context-learning"),
+    so a question's "in-context" finds them; a candidate's own terms only (the catalog's term table counts
+    paper_terms, whose definition its counts were added and are taken away with)."""
+    text = f"{meta.get('title') or ''} {meta.get('label') or ''} {meta.get('text') or ''}".lower()
+    out = set()
+    for compound in _COMPOUND.findall(text):
+        parts = compound.split("-")
+        out.update("-".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 2, len(parts) + 1)
+                   if (i, j) != (0, len(parts)))
+    return frozenset(terms(" ".join(out)))

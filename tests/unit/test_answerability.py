@@ -189,6 +189,17 @@ def test_a_papers_hyphenated_words_also_give_their_parts():
             <= paper_terms({"title": "Information Storage in Multi-Modal Large Language Models"}))
 
 
+def test_a_candidates_longer_hyphenated_words_hold_their_inner_runs():
+    """#44: a subject's "in-context" finds an abstract's "in-context-learning (ICL) tasks" in the candidate's own terms;
+    the catalog's counts keep paper_terms' definition (they are added and taken away with it)."""
+    from ragqa.text.terms import TermStats, paper_terms
+
+    meta = {"title": "Function Vectors", "text": "Across diverse in-context-learning (ICL) tasks."}
+    stats = TermStats({"p": meta})
+    assert {"in-context", "context-learning", "in-context-learning"} <= stats.terms_of("p")
+    assert "in-context" not in paper_terms(meta) and stats.df(["in-context"]) == {}
+
+
 def test_a_model_profile_can_have_its_own_calibration(settings, tmp_path):
     import json
 
