@@ -1,8 +1,9 @@
 """Spelling: a question word that no indexed paper has, one typing slip away from a term that several papers have, is
-read as that term ("concept bottlenck models" -> bottleneck, "graph learing" -> learning). A slip is a letter left out,
-added or swapped with the next, inside the word; a wrong letter counts only in words of eight or more letters (in
-shorter ones it turns too many real words into others: bread -> broad). Only lower-case words of five or more
-letters as typed: names and acronyms are the name check's to judge. Candidates are looked up in the catalog's term
+read as that term ("concept bottlenck models" -> bottleneck, "graph learnign" -> learning, "fine-tunning" -> tuning). A
+slip is a letter left out, added or swapped with the next, inside the word; a wrong letter counts only in words of
+eight or more letters (in shorter ones it turns too many real words into others: bread -> broad). Only lower-case
+words of five or more letters as typed, a hyphenated word's parts too: names and acronyms are the name check's to
+judge. Candidates are looked up in the catalog's term
 table, never counted here.
 """
 from __future__ import annotations
@@ -16,17 +17,18 @@ from ragqa.config import QuerySettings
 from ragqa.text.terms import terms
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
-_WORD = re.compile(r"(?<![\w'’-])[a-z]{5,}(?![\w'’-])")
+_WORD = re.compile(r"(?<![\w'’])[a-z]{5,}(?![\w'’])")
 MIN_PAPERS = QuerySettings().spelling_min_papers  # a correction must be a term of at least this many papers
 
 
 def slips(word: str) -> set[str]:
     """Every word one slip away: a letter dropped, added or swapped with its neighbour; replaced when 8+ letters. The
-    first and the last letter stay: a change there is more often another word (roads/broads, retraining/pretraining)
-    or another form of it (scaled/scale, emerge/emerged) than a slip."""
+    first and the last letter stay, but for the last two swapped (learnign): a letter dropped or added there is more
+    often another word (roads/broads, retraining/pretraining) or another form of it (scaled/scale, emerge/emerged)
+    than a slip, where a swap keeps the word's letters."""
     splits = [(word[:i], word[i:]) for i in range(1, len(word))]  # inside the word only
     out = {a + b[1:] for a, b in splits if len(b) > 1}
-    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 2}
+    out |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
     out |= {a + c + b for a, b in splits for c in _LETTERS}
     if len(word) >= 8:
         out |= {a + c + b[1:] for a, b in splits if len(b) > 1 for c in _LETTERS}
@@ -77,5 +79,5 @@ def english_words() -> frozenset[str]:
 def correct(text: str, fixes: dict[str, str]) -> str:
     """`text` with each corrected word replaced (whole words only)."""
     for word, fixed in fixes.items():
-        text = re.sub(rf"(?<![\w'’-]){re.escape(word)}(?![\w'’-])", fixed, text)
+        text = re.sub(rf"(?<![\w'’]){re.escape(word)}(?![\w'’])", fixed, text)
     return text

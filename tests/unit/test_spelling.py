@@ -16,6 +16,13 @@ def test_a_slip_inside_a_word_is_corrected_to_the_term_papers_have():
     assert correct("concept bottlenck models", fixes) == "concept bottleneck models"
 
 
+def test_the_last_two_letters_swapped_and_a_hyphenated_words_part_are_slips_too():
+    known = {"learning", "tuning"}
+    fixes = corrections("in-context learnign and fine-tunning", lambda ts: {t: 5 for t in ts if t in known})
+    assert fixes == {"learnign": "learning", "tunning": "tuning"}
+    assert correct("in-context learnign and fine-tunning", fixes) == "in-context learning and fine-tuning"
+
+
 def test_a_corrected_plural_keeps_its_s():
     # the slip is found on the folded term (supresse), the correction is written as the word was typed: a plural
     known = {"suppresse", "bottleneck"}
@@ -36,7 +43,7 @@ def test_real_words_names_and_rare_terms_are_left_alone():
 def test_slips_keep_the_first_and_last_letter():
     found = slips("roads")
     assert ("rods" in found and "raods" in found and "broads" not in found and "road" not in found
-            and "roadsx" not in found)
+            and "roadsx" not in found and "roasd" in found)
 
 
 def test_search_reads_a_slip_as_the_word_and_says_so(indexed):
