@@ -294,7 +294,7 @@ def subject_of(question: str, spans: list[str]) -> str:
     ("Which ICLR 2024 papers in the collection deal with large language models?" -> "deal large language models")."""
     rest = question
     for span in sorted(filter(None, spans), key=len, reverse=True):
-        rest = re.sub(_span_pattern(span), " ", rest, flags=re.I)
+        rest = re.sub(span_pattern(span), " ", rest, flags=re.I)
     rest = _ZH_FRAME.sub(" ", rest).lower()
     # function words go too ("out of the ICLR papers, how many …"); a hyphenated word is a term, kept whole as the
     # collection's terms hold it ("in-context", "out-of-distribution": text.terms), unless the request wording holds
@@ -311,7 +311,7 @@ def _subject_word(word: str) -> bool:
             and not word.isdigit() and len(word) > 1 and not _slipped_wording(word))
 
 
-def _span_pattern(span: str) -> str:
+def span_pattern(span: str) -> str:
     """A span's words with any punctuation or none between them, as the question may write them ("Transparency, and
     Interpretability" of a label's "Transparency and Interpretability", "NeurIPS'24"); the span itself when it has no
     word."""

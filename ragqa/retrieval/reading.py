@@ -8,7 +8,7 @@ import re
 from typing import Callable
 
 from ragqa.query.intent import without_recency
-from ragqa.query.metadata import TopicMatch, names_a_topic
+from ragqa.query.metadata import TopicMatch, names_a_topic, span_pattern
 from ragqa.query.plan import QueryPlan
 from ragqa.query.request import Filters, require_question
 from ragqa.query.rewrite import both_turns
@@ -112,6 +112,7 @@ def _venues_written(searcher, text: str) -> list[str]:
 
 
 def _without(text: str, spans: list[str]) -> str:
-    for span in spans:
-        text = re.sub(re.escape(span), " ", text, flags=re.I)
+    """`text` less the spans, however the question punctuates them (metadata.span_pattern), longest first."""
+    for span in sorted(filter(None, spans), key=len, reverse=True):
+        text = re.sub(span_pattern(span), " ", text, flags=re.I)
     return text

@@ -369,3 +369,14 @@ def test_a_venue_written_short_is_no_unknown_method_name(indexed, question):
     plan = read_question(indexed.searcher, question, translate=lambda text: "NeurIPS24 papers on medical imaging")
     assert plan.missing_name is None and plan.filters.venue
     assert read_question(indexed.searcher, "papers on FooNet24 from NeurIPS 2024").missing_name == "FooNet24"
+
+
+def test_the_name_check_leaves_out_known_values_however_the_question_punctuates_them():
+    """A topic label written with a comma the collection does not write is still a known value, not an unknown name;
+    a value inside a longer word is not that value."""
+    from ragqa.retrieval.reading import _without
+
+    label = "Social Aspects · Accountability, Transparency and Interpretability"
+    left = _without("papers tagged 'Social Aspects · Accountability, Transparency, and Interpretability'", [label])
+    assert "Transparency" not in left and "Interpretability" not in left
+    assert "ICLRx" in _without("What is ICLRx?", ["ICLR"])
