@@ -78,14 +78,8 @@ def with_context(columns: dict[str, list[float]]) -> dict[str, list[float]]:
 def candidate_features(query: str, hits, closeness: dict[str, float], stats: TermStats) -> list[Candidate]:
     """Features for each hit. `closeness`: paper id -> best cosine of one of its sentences to the
     question (papers without one get their chunk cosine)."""
-    qterms = list(dict.fromkeys(terms(query)))
+    qterms = stats.as_indexed(list(dict.fromkeys(terms(query))))
     df = stats.df(qterms)
-    # a hyphenated term no indexed paper writes as one word ("Wasserstein-space", where abstracts write "Wasserstein
-    # space") is its parts, as a paper's hyphenated words also give their parts (terms.paper_terms)
-    split = {t: terms(t.replace("-", " ")) for t in qterms if "-" in t and t not in df}
-    if split:
-        qterms = list(dict.fromkeys(p for t in qterms for p in split.get(t, [t])))
-        df = stats.df(qterms)
     weights = {t: stats.idf(t) for t in qterms}
     total = sum(weights.values()) or 1.0
     unseen = sum(w for t, w in weights.items() if t not in df) / total

@@ -23,7 +23,7 @@ from ragqa.answer.compose import (
 from ragqa.answer.context import AnswerContext, Event
 from ragqa.answer.messages import messages
 from ragqa.answer.records import Answer, Source
-from ragqa.answer.scope import asks_every_paper, label_is_the_subject
+from ragqa.answer.scope import asks_every_paper, label_is_the_subject, near_subject
 from ragqa.answer.topical import judge_topical, label_text, topical_query
 from ragqa.query.intent import COUNT, GROUP, asks_newest, group_key
 from ragqa.query.metadata import names_a_topic
@@ -73,6 +73,8 @@ def collection(ctx: AnswerContext) -> Iterator[Event]:
         ctx.result = replace(ctx.result, names_topic=False, notes=[*ctx.result.notes, NO_SUBJECT_NOTE])
         yield from (metadata_group if ctx.form == GROUP else metadata_list)(ctx)
         return
+    if not on and weaker and _only_listed_afar(ctx, topicality, weaker):
+        weaker = []
     if not on and not weaker:
         if ctx.form == COUNT and not ctx.scoped:  # a count of none is 0, out of what was counted
             yield from _count_none(ctx)
@@ -90,6 +92,17 @@ def collection(ctx: AnswerContext) -> Iterator[Event]:
     ranked = sorted(ranked, key=lambda h: (h.paper_id in set(weaker), -(h.meta.get("year") or 0) if newest else 0))
     yield from _list_answer(ctx, ranked, retrieved, ctx.qvec, ctx.judgement, labelled=len(labelled), newest=newest,
                             weaker=set(weaker), coverage="answered" if on else "related", topicality=topicality)
+
+
+def _only_listed_afar(ctx: AnswerContext, topicality, weaker: list[str]) -> bool:
+    """A list over the whole collection whose weaker matches only answerability's list point took (a one-paper
+    point, set for recall: P >= 0.001), none of them near its subject by the topical model, read whole or by any
+    run of two or more of its words (scope.near_subject: request words beside a subject sink a paper's P): the
+    collection holds nothing on the subject, and the answer says so (those papers are the nearest it names). Within
+    filters they stay a weaker tier: the answer is drawn from what the filter admits."""
+    if ctx.result.filters.active() or any(pid in set(topicality.related) for pid in weaker):
+        return False
+    return not near_subject(ctx, tuple(weaker), topical_query(ctx.result))
 
 
 def metadata_list(ctx: AnswerContext) -> Iterator[Event]:

@@ -89,6 +89,13 @@ class TermStats:
         # entries are only ever added: safe across the UI's threads
         return {t: self._df[t] for t in terms if self._df[t]}
 
+    def as_indexed(self, qterms: list[str]) -> list[str]:
+        """`qterms`, a hyphenated one no indexed paper writes whole ("Wasserstein-space", where abstracts write
+        "Wasserstein space") read as its parts, as a paper's hyphenated words also give their parts (paper_terms)."""
+        df = self.df(qterms)
+        split = {t: terms(t.replace("-", " ")) for t in qterms if "-" in t and t not in df}
+        return list(dict.fromkeys(p for t in qterms for p in split.get(t, [t]))) if split else qterms
+
     def idf(self, term: str) -> float:
         return math.log((self.n + 1) / (self.df([term]).get(term, 0) + 0.5))
 

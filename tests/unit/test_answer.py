@@ -411,6 +411,25 @@ def test_a_list_puts_papers_below_the_topical_point_last_under_their_own_heading
     assert related.coverage == "related" and not related.abstained and "squarely" in related.text.split("\n")[0]
 
 
+def test_a_list_whose_only_matches_are_far_from_its_subject_is_not_covered_unless_a_filter_scopes_it(indexed):
+    """#44 (off-topic lists): over the whole collection, papers only answerability's list point took, none near the
+    subject by the topical model, are no `related` answer: the collection holds nothing on it, and the refusal names
+    them as nearest; near the subject, or within a filter (the answer is drawn from what it admits), they are."""
+    from dataclasses import replace as with_points
+
+    pipeline = _pipeline(indexed, ["unused [1]."])
+    pipeline.__dict__["calibration"] = with_points(pipeline.calibration, answer_threshold=1.1, list_threshold=0.0)
+    topical = pipeline.topical
+    pipeline.__dict__["topical"] = with_points(topical, on_point=1.1, related_point=1.1)  # none near the subject
+    far = ask(pipeline, "Which papers use fractional derivatives?")
+    assert far.coverage == "not_covered" and far.abstained and not far.citations
+    scoped = ask(pipeline, "Which NeurIPS 2024 papers use fractional derivatives?")
+    assert scoped.coverage == "related" and scoped.citations
+    pipeline.__dict__["topical"] = with_points(topical, on_point=1.1, related_point=0.0)  # each near it
+    near = ask(pipeline, "Which papers use fractional derivatives?")
+    assert near.coverage == "related" and near.citations
+
+
 def test_a_count_with_no_paper_on_its_subject_is_zero_out_of_the_collection(indexed):
     """#44: "How many papers are about X?" with none on X is 0 (of 95), not "not covered"; the whole collection's
     count is its size."""

@@ -139,3 +139,19 @@ def test_a_topic_filter_s_parts_are_no_subject_words():
     query = ('Accountability, Transparency and Interpretability: Which papers carry the label "Social Aspects · '
              'Accountability, Transparency, and Interpretability" and study saliency maps?')
     assert subject_words(SimpleNamespace(filters=Filters(topic=label), query=query)) == "saliency maps"
+
+
+def test_a_hyphenated_subject_word_no_paper_writes_whole_is_read_as_its_parts():
+    """As answerability reads it: "drug-related prediction" over papers that write "drug" and "prediction" apart has the
+    lexical features of "drug related prediction", not one unseen term that sinks every paper's coverage."""
+    from ragqa.answer.answerability import Candidate
+    from ragqa.answer.topical import feature_rows
+    from ragqa.text.terms import TermStats
+
+    papers = {"a": {"title": "Drug interaction prediction", "text": "We predict drug interactions."},
+              "b": {"title": "Vision transformers", "text": "Registers for vision transformers."}}
+    stats = TermStats(papers)
+    cands = [Candidate(pid, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0) for pid in papers]
+    hyphenated = feature_rows("drug-related prediction", cands, papers, stats)
+    assert (hyphenated == feature_rows("drug related prediction", cands, papers, stats)).all()
+    assert hyphenated[0].tolist() != hyphenated[1].tolist()
