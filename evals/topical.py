@@ -193,6 +193,32 @@ def roc(path: Path, splits: dict[str, list[dict]], probs: dict[str, np.ndarray],
     return aucs
 
 
+def check(model, splits: dict[str, list[dict]], out: Path) -> int:
+    """The committed model at its own points: lists as answered (labelled papers, else the first tier; both tiers
+    with the weaker one), per split, with the hyphenated keywords apart (their subject is read whole)."""
+    from ragqa.answer.topical import FEATURES
+
+    probs = {r["id"]: model.probability(np.array(r["x"]).reshape(-1, len(FEATURES))) for rs in splits.values()
+             for r in rs}
+    bare = {r["id"]: model.probability(unlabelled(r["x"])) for rs in splits.values() for r in rs}
+    report = {"model": model.source, "on_point": model.on_point, "related_point": model.related_point}
+    for name, which in splits.items():
+        for part, rows in (("all", which), ("hyphenated", [r for r in which if "-" in r["keyword"]])):
+            on = listed_at(rows, probs, model.on_point, labels=False)
+            weaker = listed_at(rows, probs, model.related_point, labels=False)
+            strong = {r["id"]: set(r["labelled"]) or on[r["id"]] for r in rows}
+            report[f"{name}_{part}"] = {
+                "as_answered_strong_tier": scores(rows, strong),
+                "as_answered_both_tiers": scores(rows, {r["id"]: strong[r["id"]] | weaker[r["id"]] for r in rows}),
+                "topical_plus_labels": scores(rows, listed_at(rows, probs, model.on_point, labels=True)),
+                # the same papers without their labels (a library with no topics or keywords)
+                "unlabelled_first_tier": scores(rows, listed_at(rows, bare, model.on_point, labels=False)),
+                "unlabelled_both_tiers": scores(rows, listed_at(rows, bare, model.related_point, labels=False))}
+    out.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    print(json.dumps(report, indent=1))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, required=True)
@@ -206,6 +232,9 @@ def main(argv=None) -> int:
                         help="set the related point as the highest P whose two tiers recall this share of the fit "
                              "keywords' papers (the committed model's figure, report.json fit.topical_with_related), "
                              "instead of the band-precision rule")
+    parser.add_argument("--check", action="store_true",
+                        help="score the committed model at its own points on these questions (features computed by "
+                             "today's code), fit nothing; writes check.json")
     args = parser.parse_args(argv)
 
     from ragqa.answer.topical import FEATURES, TopicalModel
@@ -237,6 +266,8 @@ def main(argv=None) -> int:
     kept = [r for r in rows if not r["gate"]]
     fit_rows = [r for r in kept if r["split"] == "fit"]
     held_rows = [r for r in kept if r["split"] == "heldout"]
+    if args.check:
+        return check(Pipeline().topical, {"fit": fit_rows, "heldout": held_rows}, args.out / "check.json")
     mean, scale, coef, intercept = fit(fit_rows, args.seed)
     tmp = TopicalModel("", FEATURES, tuple(mean), tuple(scale), tuple(coef), intercept, 0.5, 0.5)
     probs = {r["id"]: tmp.probability(np.array(r["x"]).reshape(-1, len(FEATURES))) for r in kept}
