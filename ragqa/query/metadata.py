@@ -296,17 +296,17 @@ def subject_of(question: str, spans: list[str]) -> str:
     for span in sorted(filter(None, spans), key=len, reverse=True):
         rest = re.sub(span_pattern(span), " ", rest, flags=re.I)
     rest = _ZH_FRAME.sub(" ", rest).lower()
-    # function words go too ("out of the ICLR papers, how many …"); a hyphenated word is a term, kept whole as the
-    # collection's terms hold it ("in-context", "out-of-distribution": text.terms), unless the request wording holds
-    # it ("co-authored") or it is function words and numbers only
-    kept = [w for w in re.findall(r"[^\W_]+(?:-[^\W_]+)*", rest)
-            if (_subject_word(w) if "-" not in w else w not in FRAME_WORDS and not is_learned_framing(w)
-                and any(p not in FUNCTION_WORDS and not p.isdigit() for p in w.split("-")))]
-    return " ".join(kept)
+    # function words go too ("out of the ICLR papers, how many …"); a hyphenated word stays whole (_subject_word)
+    return " ".join(w for w in re.findall(r"[^\W_]+(?:-[^\W_]+)*", rest) if _subject_word(w))
 
 
 def _subject_word(word: str) -> bool:
-    """A word of the subject: no function or request wording, number or single letter."""
+    """A word of the subject: no function or request wording, number or single letter. A hyphenated word is a term,
+    kept whole as the collection's terms hold it ("in-context", "out-of-distribution": text.terms), unless the request
+    wording holds it ("co-authored") or it is function words and numbers only."""
+    if "-" in word:
+        return (word not in FRAME_WORDS and not is_learned_framing(word)
+                and any(part not in FUNCTION_WORDS and not part.isdigit() for part in word.split("-")))
     return (word not in FUNCTION_WORDS and word not in FRAME_WORDS and not is_learned_framing(word)
             and not word.isdigit() and len(word) > 1 and not _slipped_wording(word))
 

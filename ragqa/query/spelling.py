@@ -3,8 +3,7 @@ read as that term ("concept bottlenck models" -> bottleneck, "graph learnign" ->
 slip is a letter left out, added or swapped with the next, inside the word; a wrong letter counts only in words of
 eight or more letters (in shorter ones it turns too many real words into others: bread -> broad). Only lower-case
 words of five or more letters as typed, a hyphenated word's parts too: names and acronyms are the name check's to
-judge. Candidates are looked up in the catalog's term
-table, never counted here.
+judge. Candidates are looked up in the catalog's term table, never counted here.
 """
 from __future__ import annotations
 
