@@ -97,12 +97,13 @@ def collection(ctx: AnswerContext) -> Iterator[Event]:
 def _only_listed_afar(ctx: AnswerContext, topicality, weaker: list[str]) -> bool:
     """A list over the whole collection whose weaker matches only answerability's list point took (a one-paper
     point, set for recall: P >= 0.001), none of them near its subject by the topical model, read whole or by any
-    run of two or more of its words (scope.near_subject: request words beside a subject sink a paper's P): the
-    collection holds nothing on the subject, and the answer says so (those papers are the nearest it names). Within
-    filters they stay a weaker tier: the answer is drawn from what the filter admits."""
+    run of two or more of its words that holds most of its weight (scope.near_subject: request words beside a
+    subject sink a paper's P, and a generic run is not the subject): the collection holds nothing on the subject,
+    and the answer says so (those papers are the nearest it names). Within filters they stay a weaker tier: the
+    answer is drawn from what the filter admits."""
     if ctx.result.filters.active() or any(pid in set(topicality.related) for pid in weaker):
         return False
-    return not near_subject(ctx, tuple(weaker), topical_query(ctx.result))
+    return not near_subject(ctx, tuple(weaker), topical_query(ctx.result), most=True)
 
 
 def metadata_list(ctx: AnswerContext) -> Iterator[Event]:

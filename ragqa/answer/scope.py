@@ -74,21 +74,37 @@ def _subject_phrase(ctx: AnswerContext, words: str) -> str:
     return _asked(ctx, subject_phrase, words)
 
 
-def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, by_runs: bool = True) -> tuple[str, ...]:
+def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, by_runs: bool = True,
+                 most: bool = False) -> tuple[str, ...]:
     """The `chosen` papers the topical model puts at least near (related_point) the subject read from `words`, or
     (`by_runs`) from any run of two or more of them: the rules leave request words beside a subject ("in-context
     learning: what's the headline result?"), and those sink the P of the paper on it (0.003 here); a subject is a run
-    of the words, so the best-supported run stands for it."""
+    of the words, so the best-supported run stands for it. With `most`, only a run holding most of the subject's
+    weight (the IDF of its terms some paper has) stands for it: "neural networks" is not what "graph neural
+    networks for traffic forecasting" asks about."""
     split = words.split()
     runs = ({" ".join(split[i:j]) for i in range(len(split)) for j in range(i + min(2, len(split)), len(split) + 1)}
             if by_runs else {words})
     within = [c for c in ctx.candidates if c.paper_id in set(chosen)]
     metas, stats, model = {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats(), ctx.pipeline.topical
+    if most and len(runs) > 1:
+        runs = {run for run in runs if _share(stats, run, words) > 0.5} | {words}
     best = {pid: 0.0 for pid in chosen}
     for run in sorted(runs):
         for pid, p in judge_topical(model, run, within, metas, stats).probabilities.items():
             best[pid] = max(best.get(pid, 0.0), p)
     return tuple(pid for pid in chosen if best[pid] >= model.related_point)
+
+
+def _share(stats, run: str, words: str) -> float:
+    """The share of `words`' weight `run` holds: the IDF of their terms some indexed paper has."""
+    from ragqa.text.terms import terms
+
+    def weight(text: str) -> float:
+        found = stats.as_indexed(list(dict.fromkeys(terms(text))))
+        df = stats.df(found)
+        return sum(stats.idf(t) for t in found if t in df)
+    return weight(run) / (weight(words) or 1.0)
 
 
 def label_is_the_subject(ctx: AnswerContext) -> bool:
