@@ -51,9 +51,13 @@ def subject_words(result, also: tuple[str, ...] = ()) -> str:
     """The searched question less the filters' values (as the collection writes them, with a venue's series and year),
     the spans `also` and request wording (metadata.subject_of); "" when nothing is left."""
     from ragqa.query.metadata import subject_of
+    from ragqa.query.request import venue_spans
 
     spans = list(also)
     for name, value in result.filters.active().items():
+        if name == "venue":  # its venues, names and years as the question may write them ("ICLR'24 and '25")
+            spans += venue_spans(str(value))
+            continue
         spans.append(str(value))
         if name == "author":  # a translation may keep only the surname: "the articles from Feizi"
             spans += str(value).split()

@@ -9,7 +9,7 @@ from ragqa.errors import QueryError
 
 @dataclass(frozen=True)
 class Filters:
-    venue: str | None = None
+    venue: str | None = None  # "ICLR 2024 or ICLR 2025": either
     year: int | None = None
     author: str | None = None
     topic: str | None = None
@@ -18,6 +18,18 @@ class Filters:
 
     def active(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
+
+
+def venue_spans(venue: str) -> list[str]:
+    """How a question may write a venue filter's value: each venue of it ("ICLR 2024 or ICLR 2025"), its name and its
+    year apart ("ICLR", "2024")."""
+    spans = []
+    for part in (p.strip() for p in venue.split(" or ")):
+        spans.append(part)
+        name, _, year = part.rpartition(" ")
+        if name and year.isdigit() and len(year) == 4:
+            spans += [name, year]
+    return spans
 
 
 def require_question(question: str | None, limit: int | None = None) -> str:

@@ -146,8 +146,11 @@ class CollectionViews:
         return {name: values for name, values in series.items() if name not in self.venues()}
 
     def venue_values(self, venue: str) -> list[str]:
-        """The indexed venues a venue filter admits: itself, or every year of a series (venue_series)."""
-        return self.venue_series().get(venue) or [venue]
+        """The indexed venues a venue filter admits: itself, or every year of a series (venue_series); "A or B":
+        those of each."""
+        series = self.venue_series()
+        parts = [part.strip() for part in venue.split(" or ")]
+        return list(dict.fromkeys(v for part in parts for v in series.get(part) or [part]))
 
     def topics(self) -> list[str]:
         return self._facet("topic")

@@ -24,10 +24,11 @@ class FilterViews:
         """Canonical venue spelling; unknown venue/year/author/topic -> QueryError naming the choices."""
         if filters.venue:
             venues = {v.lower(): v for v in self.venues()} | {s.lower(): s for s in self.venue_series()}
-            if filters.venue.lower() not in venues:
-                raise QueryError(f"Unknown venue {filters.venue!r}. "
-                                 f"Indexed venues: {', '.join(self.venues()) or 'none'}.")
-            filters = replace(filters, venue=venues[filters.venue.lower()])
+            parts = [part.strip() for part in filters.venue.split(" or ")]
+            for part in parts:
+                if part.lower() not in venues:
+                    raise QueryError(f"Unknown venue {part!r}. Indexed venues: {', '.join(self.venues()) or 'none'}.")
+            filters = replace(filters, venue=" or ".join(venues[part.lower()] for part in parts))
         if filters.year is not None and filters.year not in self.years():
             raise QueryError(f"No indexed papers from year {filters.year}. "
                              f"Indexed years: {', '.join(map(str, self.years()))}.")
@@ -110,6 +111,10 @@ class FilterViews:
         named = [n for n in names if re.search(rf"(?<![A-Za-z]){re.escape(n)}(?![A-Za-z])", question, re.I)]
         if len(named) == 1:
             choices = [v for v in self.venues() if v.lower().startswith(named[0]) and (not years or str(years[0]) in v)]
+            if len(choices) == 1 and len(set(years)) > 1:  # "ICLR spotlights, 2024 and 2025": each year written
+                choices = [v for v in self.venues()
+                           if v.lower().startswith(named[0]) and any(str(y) in v for y in set(years))]
+                return _parsed(filters, notes, "venue", " or ".join(sorted(choices))), notes
             if len(choices) == 1:
                 return _parsed(filters, notes, "venue", choices[0]), notes
             series = {_YEAR_SUFFIX.sub("", v) for v in choices}

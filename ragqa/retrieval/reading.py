@@ -10,7 +10,7 @@ from typing import Callable
 from ragqa.query.intent import without_recency
 from ragqa.query.metadata import TopicMatch, names_a_topic, span_pattern
 from ragqa.query.plan import QueryPlan
-from ragqa.query.request import Filters, require_question
+from ragqa.query.request import Filters, require_question, venue_spans
 from ragqa.query.rewrite import both_turns
 from ragqa.query.spelling import correct, corrections, english_words
 from ragqa.retrieval.collection import _YEAR_SUFFIX
@@ -70,6 +70,7 @@ def read_question(searcher, question: str, filters: Filters | None = None, histo
     # "Szepesvári" is the indexed "Szepesvari"), a filter's value, a topic label or keyword ("Social Aspects · …")
     known = [author.span] if author is not None and author.name and author.span else []
     known += [str(v) for v in filters.active().values()] + ([topic.span] if topic is not None else [])
+    known += venue_spans(filters.venue) if filters.venue else []
     known += _venues_written(searcher, question)
     name, verb = (searcher.missing_name(_without(query, known), phrases=not translated)
                   or (query != question and searcher.missing_name(_without(question, known))) or (None, ""))

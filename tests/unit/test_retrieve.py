@@ -32,6 +32,22 @@ def test_venue_filter(indexed):
     assert result.filters.venue == "ICLR 2025"
 
 
+def test_two_years_of_one_venue_are_one_filter_admitting_either(indexed):
+    """#44: "the ICLR spotlights I've saved (both 2024 and 2025)" reads both years, not the first: one venue filter,
+    "ICLR 2024 or ICLR 2025", that admits a paper of either; an unknown venue in it is named."""
+    from ragqa.errors import QueryError
+
+    result = indexed.search("Show me the ICLR spotlights I've saved (both 2024 and 2025)", k=10, translate=False)
+    assert result.filters.venue == "ICLR 2024 or ICLR 2025"
+    admitted = indexed.searcher.admitted(Filters(venue="ICLR 2024 or ICLR 2025"))
+    assert admitted == (indexed.searcher.admitted(Filters(venue="ICLR 2024"))
+                        | indexed.searcher.admitted(Filters(venue="ICLR 2025")))
+    hits = indexed.search("interpretability", Filters(venue="ICLR 2024 or ICLR 2025"), k=20, translate=False).hits
+    assert {h.meta["venue"] for h in hits} == {"ICLR 2024", "ICLR 2025"}
+    with pytest.raises(QueryError, match="Unknown venue 'CVPR 2030'"):
+        indexed.search("x", Filters(venue="ICLR 2024 or CVPR 2030"), translate=False)
+
+
 def test_year_author_topic_filters(indexed):
     by_author = indexed.search("sparse autoencoders", Filters(author="karvonen"), translate=False)
     assert [h.meta["authors"].split("; ")[0] for h in by_author.hits] == ["Adam Karvonen"]
