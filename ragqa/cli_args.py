@@ -124,7 +124,7 @@ def _k(value: str) -> int:
 
 def _add_filters(p) -> None:
     p.add_argument("--k", type=_k, default=None, help="number of papers, 1-200 (search default 10; ask: 20 judged)")
-    p.add_argument("--venue", help='e.g. "ICLR 2024"')
+    p.add_argument("--venue", help='e.g. "ICLR 2024"; "ICLR 2024 or ICLR 2025": either; "ICLR": every year')
     p.add_argument("--year", type=int)
     p.add_argument("--author", help="full name or surname (else a part of a name), case-insensitive")
     p.add_argument("--topic", help="substring, case-insensitive")
