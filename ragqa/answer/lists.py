@@ -62,7 +62,8 @@ def collection(ctx: AnswerContext) -> Iterator[Event]:
     none on it is 0; a list with none abstains."""
     by_id = {h.paper_id: h for h in ctx.retrieved}
     labelled = _labelled(ctx)
-    topicality = judge_topical(ctx.pipeline.topical, topical_query(ctx.result), ctx.candidates,
+    subject = topical_query(ctx.result)
+    topicality = judge_topical(ctx.pipeline.topical, subject, ctx.candidates,
                                {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats())
     by_id.update({h.paper_id: h for h in labelled if h.paper_id not in by_id})
     on, weaker = collection_tiers(ctx.judgement, topicality, [h.paper_id for h in labelled], lambda p: by_id[p].meta)
@@ -73,7 +74,7 @@ def collection(ctx: AnswerContext) -> Iterator[Event]:
         ctx.result = replace(ctx.result, names_topic=False, notes=[*ctx.result.notes, NO_SUBJECT_NOTE])
         yield from (metadata_group if ctx.form == GROUP else metadata_list)(ctx)
         return
-    if not on and weaker and _only_listed_afar(ctx, topicality, weaker):
+    if not on and weaker and _only_listed_afar(ctx, subject, topicality, weaker):
         weaker = []
     if not on and not weaker:
         if ctx.form == COUNT and not ctx.scoped:  # a count of none is 0, out of what was counted
@@ -94,16 +95,16 @@ def collection(ctx: AnswerContext) -> Iterator[Event]:
                             weaker=set(weaker), coverage="answered" if on else "related", topicality=topicality)
 
 
-def _only_listed_afar(ctx: AnswerContext, topicality, weaker: list[str]) -> bool:
+def _only_listed_afar(ctx: AnswerContext, subject: str, topicality, weaker: list[str]) -> bool:
     """A list over the whole collection whose weaker matches only answerability's list point took (a one-paper
     point, set for recall: P >= 0.001), none of them near its subject by the topical model, read whole or by any
     run of two or more of its words that holds most of its weight (scope.near_subject: request words beside a
     subject sink a paper's P, and a generic run is not the subject): the collection holds nothing on the subject,
     and the answer says so (those papers are the nearest it names). Within filters they stay a weaker tier: the
     answer is drawn from what the filter admits."""
-    if ctx.result.filters.active() or any(pid in set(topicality.related) for pid in weaker):
+    if ctx.result.filters.active() or not set(weaker).isdisjoint(topicality.related):
         return False
-    return not near_subject(ctx, tuple(weaker), topical_query(ctx.result), most=True)
+    return not near_subject(ctx, tuple(weaker), subject, most=True)
 
 
 def metadata_list(ctx: AnswerContext) -> Iterator[Event]:

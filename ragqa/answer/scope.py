@@ -12,6 +12,7 @@ from ragqa.answer.topical import judge_topical, subject_words
 from ragqa.query.intent import COUNT, LIST
 from ragqa.query.subject import names_subject, subject_phrase
 from ragqa.text.clean import CJK
+from ragqa.text.terms import terms
 
 
 def asks_every_paper(ctx: AnswerContext) -> bool:
@@ -88,7 +89,8 @@ def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, by_run
     within = [c for c in ctx.candidates if c.paper_id in set(chosen)]
     metas, stats, model = {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats(), ctx.pipeline.topical
     if most and len(runs) > 1:
-        runs = {run for run in runs if _share(stats, run, words) > 0.5} | {words}
+        total = _weight(stats, words)
+        runs = {run for run in runs if _weight(stats, run) > 0.5 * total} | {words}
     best = {pid: 0.0 for pid in chosen}
     for run in sorted(runs):
         for pid, p in judge_topical(model, run, within, metas, stats).probabilities.items():
@@ -96,15 +98,11 @@ def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, by_run
     return tuple(pid for pid in chosen if best[pid] >= model.related_point)
 
 
-def _share(stats, run: str, words: str) -> float:
-    """The share of `words`' weight `run` holds: the IDF of their terms some indexed paper has."""
-    from ragqa.text.terms import terms
-
-    def weight(text: str) -> float:
-        found = stats.as_indexed(list(dict.fromkeys(terms(text))))
-        df = stats.df(found)
-        return sum(stats.idf(t) for t in found if t in df)
-    return weight(run) / (weight(words) or 1.0)
+def _weight(stats, text: str) -> float:
+    """The weight of `text` as a subject: the IDF of its terms some indexed paper has."""
+    found = stats.as_indexed(list(dict.fromkeys(terms(text))))
+    df = stats.df(found)
+    return sum(stats.idf(t) for t in found if t in df)
 
 
 def label_is_the_subject(ctx: AnswerContext) -> bool:

@@ -110,11 +110,12 @@ class FilterViews:
         names = {v.split()[0].lower() for v in self.venues()}
         named = [n for n in names if re.search(rf"(?<![A-Za-z]){re.escape(n)}(?![A-Za-z])", question, re.I)]
         if len(named) == 1:
-            choices = [v for v in self.venues() if v.lower().startswith(named[0]) and (not years or str(years[0]) in v)]
+            def of_series(of_years) -> list[str]:  # the venues of that name, of any of these years
+                return [v for v in self.venues()
+                        if v.lower().startswith(named[0]) and (not of_years or any(str(y) in v for y in of_years))]
+            choices = of_series(years[:1])
             if len(choices) == 1 and len(set(years)) > 1:  # "ICLR spotlights, 2024 and 2025": each year written
-                choices = [v for v in self.venues()
-                           if v.lower().startswith(named[0]) and any(str(y) in v for y in set(years))]
-                return _parsed(filters, notes, "venue", " or ".join(sorted(choices))), notes
+                return _parsed(filters, notes, "venue", " or ".join(sorted(of_series(set(years))))), notes
             if len(choices) == 1:
                 return _parsed(filters, notes, "venue", choices[0]), notes
             series = {_YEAR_SUFFIX.sub("", v) for v in choices}

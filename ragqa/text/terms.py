@@ -55,11 +55,22 @@ def paper_terms(meta: dict) -> frozenset[str]:
     """A paper's terms: its title, display label and text, as the catalog and a record both hold them; a hyphenated
     word also gives its parts and its parts written as one, so a question's "high norm tokens" finds an abstract's
     "high-norm tokens", and "multimodal LLMs" a title's "Multi-Modal"."""
+    return _terms_of_record(meta, inner=False)
+
+
+def _terms_of_record(meta: dict, inner: bool) -> frozenset[str]:
+    """paper_terms; with `inner`, also the runs of two or more parts inside its longer hyphenated words ("in-context"
+    of "in-context-learning"), so a question's "in-context" finds them: a candidate's own terms only (the catalog's
+    term table counts paper_terms, whose definition its counts were added and are taken away with)."""
     text = f"{meta.get('title') or ''} {meta.get('label') or ''} {meta.get('text') or ''}"
     compounds = _COMPOUND.findall(text.lower())
     parts = " ".join(compounds).replace("-", " ")
     joined = " ".join(c.replace("-", "") for c in compounds)
-    return frozenset(terms(text) + terms(parts) + terms(joined))
+    runs = ""
+    if inner:
+        runs = " ".join("-".join(split[i:j]) for split in (c.split("-") for c in compounds)
+                        for i in range(len(split)) for j in range(i + 2, len(split) + 1) if (i, j) != (0, len(split)))
+    return frozenset(terms(text) + terms(parts) + terms(joined) + terms(runs))
 
 
 class TermStats:
@@ -105,18 +116,5 @@ class TermStats:
             if len(self._terms) >= self._KEEP:
                 self._terms.clear()
             meta = self._papers.get(paper_id)
-            found = self._terms[paper_id] = paper_terms(meta) | _inner_compounds(meta) if meta else frozenset()
+            found = self._terms[paper_id] = _terms_of_record(meta, inner=True) if meta else frozenset()
         return found
-
-
-def _inner_compounds(meta: dict) -> frozenset[str]:
-    """The runs of two or more parts inside a paper's longer hyphenated words ("in-context" of "in-context-learning"),
-    so a question's "in-context" finds them; a candidate's own terms only (the catalog's term table counts
-    paper_terms, whose definition its counts were added and are taken away with)."""
-    text = f"{meta.get('title') or ''} {meta.get('label') or ''} {meta.get('text') or ''}".lower()
-    out = set()
-    for compound in _COMPOUND.findall(text):
-        parts = compound.split("-")
-        out.update("-".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 2, len(parts) + 1)
-                   if (i, j) != (0, len(parts)))
-    return frozenset(terms(" ".join(out)))
