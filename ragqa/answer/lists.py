@@ -104,7 +104,7 @@ def _only_listed_afar(ctx: AnswerContext, subject: str, topicality, weaker: list
     answer is drawn from what the filter admits."""
     if ctx.result.filters.active() or not set(weaker).isdisjoint(topicality.related):
         return False
-    return not near_subject(ctx, tuple(weaker), subject, most=True)
+    return not near_subject(ctx, tuple(weaker), subject)
 
 
 def metadata_list(ctx: AnswerContext) -> Iterator[Event]:

@@ -75,20 +75,19 @@ def _subject_phrase(ctx: AnswerContext, words: str) -> str:
     return _asked(ctx, subject_phrase, words)
 
 
-def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, by_runs: bool = True,
-                 most: bool = False) -> tuple[str, ...]:
+def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, by_runs: bool = True) -> tuple[str, ...]:
     """The `chosen` papers the topical model puts at least near (related_point) the subject read from `words`, or
-    (`by_runs`) from any run of two or more of them: the rules leave request words beside a subject ("in-context
-    learning: what's the headline result?"), and those sink the P of the paper on it (0.003 here); a subject is a run
-    of the words, so the best-supported run stands for it. With `most`, only a run holding most of the subject's
-    weight (the IDF of its terms some paper has) stands for it: "neural networks" is not what "graph neural
-    networks for traffic forecasting" asks about."""
+    (`by_runs`) from any run of two or more of them that holds most of the subject's weight (the IDF of its terms
+    some paper has): the rules leave request words beside a subject ("in-context learning: what's the headline
+    result?"), and those sink the P of the paper on it (0.003 here), so a run stands for the subject; but a generic
+    run does not ("neural networks" is not what "graph neural networks for traffic forecasting" asks about), in a list
+    or of a filter's few papers alike."""
     split = words.split()
     runs = ({" ".join(split[i:j]) for i in range(len(split)) for j in range(i + min(2, len(split)), len(split) + 1)}
             if by_runs else {words})
     within = [c for c in ctx.candidates if c.paper_id in set(chosen)]
     metas, stats, model = {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats(), ctx.pipeline.topical
-    if most and len(runs) > 1:
+    if len(runs) > 1:
         total = _weight(stats, words)
         runs = {run for run in runs if _weight(stats, run) > 0.5 * total} | {words}
     best = {pid: 0.0 for pid in chosen}

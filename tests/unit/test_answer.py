@@ -558,3 +558,16 @@ def test_a_translation_that_leaves_no_subject_words_lists_the_filter_without_ask
     answer = ask(pipeline, "我存了哪些 Gal Vardi 的论文？每篇大概做了什么？")
     assert not [p for p in pipeline._llm.prompts if "Words left:" in p]
     assert not answer.abstained and len(answer.counted) == 2
+
+
+def test_a_filter_s_few_papers_are_not_named_for_a_generic_run_of_the_subject(indexed):
+    """#44 2: a filter admitting two papers, neither on "graph neural networks", both writing "neural networks": the
+    generic run holds little of the subject's weight, so it does not name them as the answer ("Yes [1]" over an MLP
+    paper); read so in lists already (scope.near_subject)."""
+    from dataclasses import replace as with_points
+
+    pipeline = _pipeline(indexed, [lambda prompt: "YES" if "Words left:" in prompt
+                                   else cite("BlendRL", "Yes, it studies graph neural networks")(prompt)])
+    pipeline.__dict__["calibration"] = with_points(pipeline.calibration, answer_threshold=1.1)
+    answer = ask(pipeline, "Did any ICLR 2025 spotlight deal with graph neural networks?")
+    assert answer.coverage != "answered" and not answer.text.startswith("Yes")
