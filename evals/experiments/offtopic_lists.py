@@ -1,6 +1,7 @@
 """Experiment (not a stage): questions about subjects the bundled library does not hold, at scale. List subjects are
 ICLR 2024 author keywords (held by >= 3 papers there) that no bundled paper states, whose distinctive words (in at
-most 2% of ICLR 2024's abstracts) no bundled paper's title, abstract or labels hold either, and that have at least one
+most 2% of ICLR 2024's abstracts; folded as the index folds them) no bundled paper's title, abstract or labels hold
+either, and that have at least one
 such word: "weather forecasting" ("weather"), "text-to-video generation" ("video"). Each is asked in English list
 wordings over the bundled index (scripted LLM; lists need none), and the answers' coverage counted: every one should
 be `not_covered`. For each `related` or `answered` one, the listed papers' answerability P and topical P. The same
@@ -23,6 +24,7 @@ from ragqa.answer import lists
 from ragqa.answer.ask import ask
 from ragqa.config import Settings
 from ragqa.pipeline import Pipeline
+from ragqa.text.terms import terms
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "data" / "corpora" / "iclr2024.jsonl"
@@ -32,8 +34,13 @@ EXPLAIN = ("What is known about {k}?", "How does {k} work, and what are its main
 SCIFACT = ROOT.parent / "shared" / "data" / "scifact" / "queries.jsonl"
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z][a-z0-9]+", text.lower()))
+def _words(text: str, joined: bool = False) -> set[str]:
+    """The words of `text` folded as the index folds them (terms: plurals and -ics to one form), so a keyword's
+    "molecules" or "robotic" is held by a paper that writes "molecule" or "robotics"; with `joined`, a hyphenated
+    word also joined ("over-parameterization" holds "overparameterization"). A hyphenated keyword gives its parts."""
+    lowered = text.lower()
+    extra = [w.replace("-", "") for w in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)+", lowered)] if joined else []
+    return set(terms(" ".join(re.findall(r"[a-z][a-z0-9]+", lowered) + extra)))
 
 
 def subjects(library_texts: list[str]) -> list[str]:
@@ -43,7 +50,7 @@ def subjects(library_texts: list[str]) -> list[str]:
         df.update(_words(f"{p['title']} {p['abstract']}"))
     held: Counter = Counter(k.strip().lower() for p in papers for k in p.get("keywords") or [])
     library = " \n ".join(t.lower() for t in library_texts)
-    library_words = _words(library)
+    library_words = _words(library, joined=True)
     out = []
     for k, n in sorted(held.items()):
         distinctive = {w for w in _words(k) if len(w) > 2 and df[w] <= 0.02 * len(papers)}
