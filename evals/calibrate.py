@@ -464,7 +464,11 @@ def calibrate(args) -> Path:
     out = args.out or evaluated or base.calibration_dir / f"{re.sub(r'[^A-Za-z0-9._-]+', '-', embed_name)}.json"
     if out != evaluated:  # a measured file is left as it is
         out.parent.mkdir(parents=True, exist_ok=True)
+        dropped = out.exists() and "answered_by_size" in json.loads(out.read_text(encoding="utf-8"))
         out.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")
+        if dropped:  # a point by size set for the earlier model is not this one's
+            print(f"{out}: the answered point by collection size was not refit (the file had one); set it again with "
+                  "python -m evals.experiments.coverage_points --small <runs> --write", file=sys.stderr)
     folder = new_report_dir(args.report_dir, f"calibration-{embed_name}")
     plot_roc(series, folder / "roc.png")
     (folder / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")

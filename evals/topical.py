@@ -254,7 +254,9 @@ def main(argv=None) -> int:
                      for q in [q for q in questions if q["split"] == split][:args.limit]]
     args.out.mkdir(parents=True, exist_ok=True)
     cache = args.out / "rows.jsonl"
-    if cache.exists():
+    if cache.exists():  # a rerun in the same folder refits or checks without featurising again
+        print(f"{cache}: features read from an earlier run in this folder, not computed by today's code; give a new "
+              "--out to compute them again", file=sys.stderr)
         rows = [json.loads(line) for line in cache.open(encoding="utf-8")]
     elif args.features_from:
         rows = refeaturise(Pipeline(), [json.loads(line) for line in args.features_from.open(encoding="utf-8")])

@@ -13,7 +13,6 @@ threshold here is set by hand.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -51,7 +50,7 @@ def subject_words(result, also: tuple[str, ...] = ()) -> str:
     """The searched question less the filters' values (as the collection writes them, with a venue's series and year),
     the spans `also` and request wording (metadata.subject_of); "" when nothing is left."""
     from ragqa.query.metadata import subject_of
-    from ragqa.query.request import venue_spans
+    from ragqa.query.request import venue_spans, venue_year
 
     spans = list(also)
     for name, value in result.filters.active().items():
@@ -61,8 +60,8 @@ def subject_words(result, also: tuple[str, ...] = ()) -> str:
         spans.append(str(value))
         if name == "author":  # a translation may keep only the surname: "the articles from Feizi"
             spans += str(value).split()
-        if isinstance(value, str) and re.search(r"\s(?:19|20)\d\d$", value):
-            spans += [value.rsplit(" ", 1)[0], value.rsplit(" ", 1)[1]]
+        if isinstance(value, str) and venue_year(value)[1]:
+            spans += list(venue_year(value))
         if name == "topic":  # a label's parts: a translation may write one alone ("Accountability, Transparency …")
             spans += [part.strip() for part in str(value).split("·") if part.strip()]
     return subject_of(result.query, spans)

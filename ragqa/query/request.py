@@ -2,6 +2,7 @@
 check them, and open the store (whose vector index then loads in a thread), before retrieve's imports run."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ragqa.errors import QueryError
@@ -20,14 +21,23 @@ class Filters:
         return {k: v for k, v in self.__dict__.items() if v not in (None, "")}
 
 
+_YEAR_SUFFIX = re.compile(r"\s+((?:19|20)\d\d)$")
+
+
+def venue_year(value: str) -> tuple[str, str | None]:
+    """A value's name and the year it ends with ("ICLR 2024" -> ("ICLR", "2024")); (value, None) without one."""
+    found = _YEAR_SUFFIX.search(value)
+    return (value[:found.start()], found.group(1)) if found and found.start() else (value, None)
+
+
 def venue_spans(venue: str) -> list[str]:
     """How a question may write a venue filter's value: each venue of it ("ICLR 2024 or ICLR 2025"), its name and its
     year apart ("ICLR", "2024")."""
     spans = []
     for part in (p.strip() for p in venue.split(" or ")):
         spans.append(part)
-        name, _, year = part.rpartition(" ")
-        if name and year.isdigit() and len(year) == 4:
+        name, year = venue_year(part)
+        if year:
             spans += [name, year]
     return spans
 

@@ -3,15 +3,12 @@ postings, term statistics, sentence vectors), read from the writer's saved views
 rebuilt when a write changes it. Filtering by them is filtering.py's; searching is retrieve.py's."""
 from __future__ import annotations
 
-import re
-
 from ragqa.query import snapshot
 from ragqa.query.metadata import AuthorIndex, TopicIndex
 from ragqa.query.method_names import method_names
+from ragqa.query.request import venue_year
 from ragqa.query.views import VIEWS
 from ragqa.store.records import PaperRecords
-
-_YEAR_SUFFIX = re.compile(r"\s+(?:19|20)\d\d$")
 
 
 class CollectionViews:
@@ -140,8 +137,8 @@ class CollectionViews:
         for series indexed under more than one year or only under years (a filter on "NeurIPS" admits every year)."""
         series: dict[str, list[str]] = {}
         for venue in self.venues():
-            name = _YEAR_SUFFIX.sub("", venue)
-            if name != venue:
+            name, year = venue_year(venue)
+            if year:
                 series.setdefault(name, []).append(venue)
         return {name: values for name, values in series.items() if name not in self.venues()}
 

@@ -9,8 +9,7 @@ from dataclasses import replace
 
 from ragqa.errors import QueryError
 from ragqa.query.metadata import AuthorMatch, TopicMatch, fold, names_a_topic, status_in
-from ragqa.query.request import Filters
-from ragqa.retrieval.collection import _YEAR_SUFFIX
+from ragqa.query.request import Filters, venue_year
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _SHORT_YEAR = re.compile(r"(?<=[A-Za-z])\s?['’](\d\d)\b")  # a venue's year written short: "ICLR'24", "NeurIPS ’25"
@@ -118,7 +117,7 @@ class FilterViews:
                 return _parsed(filters, notes, "venue", " or ".join(sorted(of_series(set(years))))), notes
             if len(choices) == 1:
                 return _parsed(filters, notes, "venue", choices[0]), notes
-            series = {_YEAR_SUFFIX.sub("", v) for v in choices}
+            series = {venue_year(v)[0] for v in choices}
             if not years and len(series) == 1 and series <= set(self.venue_series()):  # "NeurIPS": every year of it
                 return _parsed(filters, notes, "venue", series.pop()), notes
         if len(years) == 1:

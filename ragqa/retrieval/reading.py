@@ -10,10 +10,9 @@ from typing import Callable
 from ragqa.query.intent import without_recency
 from ragqa.query.metadata import TopicMatch, names_a_topic, span_pattern
 from ragqa.query.plan import QueryPlan
-from ragqa.query.request import Filters, require_question, venue_spans
+from ragqa.query.request import Filters, require_question, venue_spans, venue_year
 from ragqa.query.rewrite import both_turns
 from ragqa.query.spelling import correct, corrections, english_words
-from ragqa.retrieval.collection import _YEAR_SUFFIX
 from ragqa.retrieval.filtering import _parsed
 from ragqa.text.clean import CJK
 
@@ -107,7 +106,7 @@ def _whole_subject(topic: TopicMatch | None, text: str, spans: list[str], notes:
 def _venues_written(searcher, text: str) -> list[str]:
     """An indexed venue's name as the question writes it with a year, however short ("NeurIPS24", "icml'24",
     "ICLR 2025"): a venue, never an unknown method name."""
-    names = {_YEAR_SUFFIX.sub("", v) for v in searcher.venues()}
+    names = {venue_year(v)[0] for v in searcher.venues()}
     return [m[0] for name in names if name
             for m in re.finditer(rf"(?<![A-Za-z]){re.escape(name)}\s?['’]?(?:\d\d){{1,2}}(?!\d)", text, re.I)]
 
