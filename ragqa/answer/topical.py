@@ -60,8 +60,8 @@ def subject_words(result, also: tuple[str, ...] = ()) -> str:
         spans.append(str(value))
         if name == "author":  # a translation may keep only the surname: "the articles from Feizi"
             spans += str(value).split()
-        if isinstance(value, str) and venue_year(value)[1]:
-            spans += list(venue_year(value))
+        if isinstance(value, str) and (split := venue_year(value))[1]:
+            spans += list(split)
         if name == "topic":  # a label's parts: a translation may write one alone ("Accountability, Transparency …")
             spans += [part.strip() for part in str(value).split("·") if part.strip()]
     return subject_of(result.query, spans)

@@ -396,3 +396,17 @@ def test_the_name_check_leaves_out_known_values_however_the_question_punctuates_
     left = _without("papers tagged 'Social Aspects · Accountability, Transparency, and Interpretability'", [label])
     assert "Transparency" not in left and "Interpretability" not in left
     assert "ICLRx" in _without("What is ICLRx?", ["ICLR"])
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("ICLR 2024", ("ICLR", "2024")),
+    ("NeurIPS Datasets and Benchmarks 2023", ("NeurIPS Datasets and Benchmarks", "2023")),
+    ("NeurIPS", ("NeurIPS", None)), ("2024", ("2024", None)), ("Workshop 3000", ("Workshop 3000", None)),
+])
+def test_a_venue_s_trailing_year_is_read_apart(value, expected):
+    """One reading of "<name> <year>" for the venue series, the venue filter's spans and a filter's words out of the
+    subject (request.venue_year)."""
+    from ragqa.query.request import venue_spans, venue_year
+
+    assert venue_year(value) == expected
+    assert venue_spans(f"{value} or ICLR 2025")[-3:] == ["ICLR 2025", "ICLR", "2025"]
