@@ -145,15 +145,21 @@ _ASKS = re.compile(r"\b(?:how|what|whats|why|when|where|which|who|whom|whose|doe
                    re.I)
 
 
+# a gloss in full-width parentheses inside a Chinese clause (an English term, examples: "扩散模型（diffusion models，如
+# DDPM、score-based）"): its commas do not end the clause
+_GLOSS = re.compile(r"（[^（）]{0,80}）")
+
+
 def classify(question: str, form=None) -> str:
     """-> "group", "count", "list" or "explain". A phrase of two to six words that asks nothing (a search-box query:
     "concept bottleneck models") is a list: what the collection has on it. `form` (form.FormModel, fitted on labelled
     questions) also makes a list of what its point reads as one, in wordings the rules do not know."""
     if group_key(question):
         return GROUP
-    if _COUNT.search(question) or (_COUNT_BARE.search(question) and _PAPERS_NAMED.search(question)):
+    plain = _GLOSS.sub(" ", question)  # a clause's words are read past a gloss in it
+    if _COUNT.search(plain) or (_COUNT_BARE.search(plain) and _PAPERS_NAMED.search(plain)):
         return COUNT
-    if _LIST.search(question) or (2 <= len(question.split()) <= 6 and not _ASKS.search(question)):
+    if _LIST.search(plain) or (2 <= len(question.split()) <= 6 and not _ASKS.search(question)):
         return LIST
     if form is not None and form.asks_for_a_list(question):
         return LIST

@@ -25,6 +25,8 @@ from ragqa.query.intent import COUNT, EXPLAIN, LIST, classify
     ("哪些论文研究了图神经网络？", LIST),
     ("关于解耦表征如何学习的论文有哪些？", LIST),
     ("有哪些专门针对医学图像设计的模型或方法？", LIST),
+    ("有哪些用扩散模型（diffusion models，如 DDPM、score-based 模型）做数据增强的论文？", LIST),  # a gloss
+    ("讲扩散模型（diffusion models，如 DDPM）的论文有几篇？", COUNT),
     ("它们在哪些数据集上做了实验？", EXPLAIN),  # "which datasets": about the papers' content, as in English
     ("相关信息存储在哪些层？能据此修正模型里的错误知识吗？", EXPLAIN),
     ("Which datasets did they evaluate on?", EXPLAIN),
