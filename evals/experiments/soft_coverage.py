@@ -25,10 +25,10 @@ from sentence_transformers import SentenceTransformer
 
 from evals.dataset import load_beir
 from evals.retrieval import beir_papers
-from ragqa.answer.answerability import terms
 from ragqa.ingest.corpus import load_paths
 from ragqa.ingest.listing import load_manifest
 from ragqa.ingest.merge import merge_all
+from ragqa.text.terms import terms
 
 D = Path(sys.argv[1])
 rows = [json.loads(l) for l in open(D / "rows.jsonl")]

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ragqa.errors import RagqaError, read_model_file
-from ragqa.text.terms import TermStats, terms
+from ragqa.text.terms import TermStats
 
 # the model's inputs. Candidate also measures `rarest` and `unseen`: fitted with them, both took the sign
 # opposite to their meaning (collinear with coverage) and the held-out and transfer splits abstained less
@@ -78,7 +78,7 @@ def with_context(columns: dict[str, list[float]]) -> dict[str, list[float]]:
 def candidate_features(query: str, hits, closeness: dict[str, float], stats: TermStats) -> list[Candidate]:
     """Features for each hit. `closeness`: paper id -> best cosine of one of its sentences to the
     question (papers without one get their chunk cosine)."""
-    qterms = stats.as_indexed(list(dict.fromkeys(terms(query))))
+    qterms = stats.subject_terms(query)
     df = stats.df(qterms)
     weights = {t: stats.idf(t) for t in qterms}
     total = sum(weights.values()) or 1.0

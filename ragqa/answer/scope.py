@@ -12,7 +12,6 @@ from ragqa.answer.topical import judge_topical, subject_words
 from ragqa.query.intent import COUNT, LIST
 from ragqa.query.subject import names_subject, subject_phrase
 from ragqa.text.clean import CJK
-from ragqa.text.terms import terms
 
 
 def asks_every_paper(ctx: AnswerContext) -> bool:
@@ -99,7 +98,7 @@ def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, by_run
 
 def _weight(stats, text: str) -> float:
     """The weight of `text` as a subject: the IDF of its terms some indexed paper has."""
-    found = stats.as_indexed(list(dict.fromkeys(terms(text))))
+    found = stats.subject_terms(text)
     df = stats.df(found)
     return sum(stats.idf(t) for t in found if t in df)
 

@@ -90,7 +90,8 @@ def feature_rows(query: str, candidates: list[Candidate], metas: dict[str, dict]
     """One row of FEATURES per candidate (in order): `cosine` and `closeness` as answerability measured them on the
     searched question; the lexical ones on `query`, the subject (topical_query), so a filter's words ("ICLR 2024",
     "proceedings") weigh nothing."""
-    qterms = stats.as_indexed(list(dict.fromkeys(terms(query))))  # "drug-related", no paper writes: drug, related
+    qterms = stats.subject_terms(query)  # "drug-related", no paper writes: drug, related
+    in_order = stats.as_indexed(terms(query))  # as written, for the phrase a text writes in a row
     df = stats.df(qterms)
     weights = {t: stats.idf(t) for t in qterms}
     seen = sorted((t for t in qterms if t in df), key=lambda t: -weights[t])[:2]  # the subject's rarest indexed terms
@@ -104,7 +105,7 @@ def feature_rows(query: str, candidates: list[Candidate], metas: dict[str, dict]
                  "coverage": _weighted_share(weights, have),
                  "rarest": _weighted_share({t: weights[t] for t in seen}, have) if seen else 0.0,
                  "label_coverage": _weighted_share(weights, labels), "title_coverage": _weighted_share(weights, title),
-                 "phrase": _phrase_share(stats.as_indexed(terms(query)), weights,
+                 "phrase": _phrase_share(in_order, weights,
                                          terms(f"{meta.get('title') or ''}. {meta.get('text') or ''}"))}
         rows.append([extra[f] if f in extra else getattr(c, f) for f in FEATURES])
     return np.asarray(rows, dtype=float).reshape(len(rows), len(FEATURES))

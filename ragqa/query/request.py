@@ -30,11 +30,16 @@ def venue_year(value: str) -> tuple[str, str | None]:
     return (value[:found.start()], found.group(1)) if found and found.start() else (value, None)
 
 
+def venue_parts(venue: str) -> list[str]:
+    """The venues a venue filter's value names: "ICLR 2024 or ICLR 2025" -> both (either admits a paper)."""
+    return [part.strip() for part in venue.split(" or ")]
+
+
 def venue_spans(venue: str) -> list[str]:
     """How a question may write a venue filter's value: each venue of it ("ICLR 2024 or ICLR 2025"), its name and its
     year apart ("ICLR", "2024")."""
     spans = []
-    for part in (p.strip() for p in venue.split(" or ")):
+    for part in venue_parts(venue):
         spans.append(part)
         name, year = venue_year(part)
         if year:

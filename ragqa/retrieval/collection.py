@@ -6,7 +6,7 @@ from __future__ import annotations
 from ragqa.query import snapshot
 from ragqa.query.metadata import AuthorIndex, TopicIndex
 from ragqa.query.method_names import method_names
-from ragqa.query.request import venue_year
+from ragqa.query.request import venue_parts, venue_year
 from ragqa.query.views import VIEWS
 from ragqa.store.records import PaperRecords
 
@@ -146,8 +146,7 @@ class CollectionViews:
         """The indexed venues a venue filter admits: itself, or every year of a series (venue_series); "A or B":
         those of each."""
         series = self.venue_series()
-        parts = [part.strip() for part in venue.split(" or ")]
-        return list(dict.fromkeys(v for part in parts for v in series.get(part) or [part]))
+        return list(dict.fromkeys(v for part in venue_parts(venue) for v in series.get(part) or [part]))
 
     def topics(self) -> list[str]:
         return self._facet("topic")

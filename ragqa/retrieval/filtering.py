@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from ragqa.errors import QueryError
 from ragqa.query.metadata import AuthorMatch, TopicMatch, fold, names_a_topic, status_in
-from ragqa.query.request import Filters, venue_year
+from ragqa.query.request import Filters, venue_parts, venue_year
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _SHORT_YEAR = re.compile(r"(?<=[A-Za-z])\s?['’](\d\d)\b")  # a venue's year written short: "ICLR'24", "NeurIPS ’25"
@@ -23,7 +23,7 @@ class FilterViews:
         """Canonical venue spelling; unknown venue/year/author/topic -> QueryError naming the choices."""
         if filters.venue:
             venues = {v.lower(): v for v in self.venues()} | {s.lower(): s for s in self.venue_series()}
-            parts = [part.strip() for part in filters.venue.split(" or ")]
+            parts = venue_parts(filters.venue)
             for part in parts:
                 if part.lower() not in venues:
                     raise QueryError(f"Unknown venue {part!r}. Indexed venues: {', '.join(self.venues()) or 'none'}.")

@@ -107,6 +107,10 @@ class TermStats:
         split = {t: terms(t.replace("-", " ")) for t in qterms if "-" in t and t not in df}
         return list(dict.fromkeys(p for t in qterms for p in split.get(t, [t]))) if split else qterms
 
+    def subject_terms(self, text: str) -> list[str]:
+        """The distinct terms of a question or subject, as_indexed: what its IDF weights are taken over."""
+        return self.as_indexed(list(dict.fromkeys(terms(text))))
+
     def idf(self, term: str) -> float:
         return math.log((self.n + 1) / (self.df([term]).get(term, 0) + 0.5))
 

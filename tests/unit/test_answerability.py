@@ -13,12 +13,11 @@ from ragqa.answer.answerability import (
     candidate_features,
     judge,
     load_calibration,
-    terms,
     with_context,
 )
 from ragqa.errors import RagqaError
 from ragqa.retrieval.hits import Hit
-from ragqa.text.terms import TermStats
+from ragqa.text.terms import TermStats, terms
 
 
 def _calibration(**kw) -> Calibration:
