@@ -19,6 +19,7 @@ _GENERIC = {"llm", "llms", "ml", "ai", "rl", "nlp", "gnn", "gnns", "cnn", "cnns"
 # a run of capitalised words: a name of two or three words after a lowercase word is a method name
 # (Stable Diffusion, Neural Radiance Fields); longer runs are title-cased text, not names
 _ACRONYM = re.compile(r"[A-Z]+(?:-[A-Z]+)*")  # TRACE, CMA-ES: an acronym, hyphenated or not
+_PLURAL = re.compile(r"[A-Z]{2,}(?:-[A-Z]+)*s")  # an acronym's plural: DDPMs, CBMs
 _CAPS = re.compile(r"(?<![\w-])[A-Z][\w-]+(?: [A-Z][\w-]+)+(?![\w-])")
 
 
@@ -41,6 +42,7 @@ class NameLookups:
             # "RL-trained", "KL-regularized", "ImageNet-size": a kind of thing made from a name (a lower-case word after
             # it); the name is the part looked up
             looked = head if head and tail.isalpha() and tail.islower() else name
+            looked = looked[:-1] if _PLURAL.fullmatch(looked) else looked  # "DDPMs": an abstract writes "DDPM"
             if looked.lower() in _GENERIC:
                 continue
             n = re.escape(name)

@@ -328,6 +328,14 @@ def test_a_name_that_says_what_kind_of_thing_is_meant_is_no_reason_to_refuse(ind
             == "introduces")
 
 
+def test_an_acronym_s_plural_is_weighed_as_the_acronym(indexed):
+    """"DDPMs" is the plural of an acronym, as "CMA-ES" is one: beside other subject words it glosses them, and the
+    question is not refused for it; alone it is still the subject."""
+    searcher = indexed.searcher
+    assert searcher.missing_name("Are there any papers on diffusion generative models (XQZMs) from 2024?") is None
+    assert searcher.missing_name("What are XQZMs?") == ("XQZMs", "mentions")
+
+
 def test_the_same_filters_admit_the_same_set_until_a_write(indexed):
     searcher = indexed.searcher
     venue = searcher.venues()[0]
