@@ -13,6 +13,7 @@ threshold here is set by hand.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -21,6 +22,7 @@ import numpy as np
 from ragqa.answer.answerability import Candidate, committed_file, json_fields, logistic, model_json, model_slug
 from ragqa.errors import read_model_file
 from ragqa.query.metadata import spelled_out
+from ragqa.text.clean import CJK
 from ragqa.text.terms import TermStats, terms
 
 # no feature of the paper's standing among the other candidates (answerability's lead and spread): many papers can be on
@@ -46,7 +48,21 @@ def topical_query(result) -> str:
     return subject_words(result) or result.query
 
 
-def subject_words(result, also: tuple[str, ...] = ()) -> str:
+_ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]")
+
+
+def aside_readings(result) -> tuple[str, ...]:
+    """The subject read without the question's asides in parentheses, when it has any: an aside glosses or
+    exemplifies the subject ("diffusion generative models (DDPMs)", "medical imaging (X-rays, pathology slides)"),
+    and a paper on the subject need not write it."""
+    bare = _ASIDE.sub(" ", result.query)
+    if bare == result.query or CJK.search(result.query):  # untranslated Chinese: its gloss is what can be read
+        return ()
+    read = subject_words(result, query=bare)
+    return (read,) if read else ()
+
+
+def subject_words(result, also: tuple[str, ...] = (), query: str | None = None) -> str:
     """The searched question less the filters' values (as the collection writes them, with a venue's series and year),
     the spans `also` and request wording (metadata.subject_of); "" when nothing is left."""
     from ragqa.query.metadata import subject_of
@@ -64,7 +80,7 @@ def subject_words(result, also: tuple[str, ...] = ()) -> str:
             spans += list(split)
         if name == "topic":  # a label's parts: a translation may write one alone ("Accountability, Transparency …")
             spans += [part.strip() for part in str(value).split("·") if part.strip()]
-    return subject_of(result.query, spans)
+    return subject_of(result.query if query is None else query, spans)
 
 
 def _weighted_share(weights: dict[str, float], have: set[str]) -> float:
@@ -167,12 +183,14 @@ class Topicality:
 
 
 def judge_topical(model: TopicalModel, query: str, candidates: list[Candidate], metas: dict[str, dict],
-                  stats: TermStats) -> Topicality:
-    """Each paper's P of being on the subject `query` names: the better of the subject as written and with its
-    acronyms spelled out ("RL" -> "reinforcement learning": an abstract may write only one of them)."""
+                  stats: TermStats, also: tuple[str, ...] = ()) -> Topicality:
+    """Each paper's P of being on the subject `query` names: the best of the subject as written, with its
+    acronyms spelled out ("RL" -> "reinforcement learning": an abstract may write only one of them), and the readings
+    `also` (the subject without its asides: topical_readings)."""
     p = model.probability(feature_rows(query, candidates, metas, stats))
-    if len(candidates) and (long := spelled_out(query)) != query:
-        p = np.maximum(p, model.probability(feature_rows(long, candidates, metas, stats)))
+    for other in dict.fromkeys([spelled_out(query), *also]) if len(candidates) else ():
+        if other and other != query:
+            p = np.maximum(p, model.probability(feature_rows(other, candidates, metas, stats)))
     probs = {c.paper_id: float(v) for c, v in zip(candidates, p)}
     ranked = sorted(probs, key=lambda pid: -probs[pid])
     return Topicality(probs, tuple(pid for pid in ranked if probs[pid] >= model.on_point),

@@ -141,6 +141,24 @@ def test_a_topic_filter_s_parts_are_no_subject_words():
     assert subject_words(SimpleNamespace(filters=Filters(topic=label), query=query)) == "saliency maps"
 
 
+def test_a_subject_s_aside_in_parentheses_is_also_read_without_it():
+    """An aside glosses or exemplifies the subject ("diffusion generative models (DDPMs)"): a paper on the subject need
+    not write it, so the subject is also read without it; untranslated Chinese keeps its gloss (what can be read)."""
+    from types import SimpleNamespace
+
+    from ragqa.answer.topical import aside_readings, subject_words
+    from ragqa.query.request import Filters
+
+    result = SimpleNamespace(filters=Filters(), query="Which papers study reinforcement learning (XQZRL)?")
+    assert aside_readings(result) == ("reinforcement learning",)
+    assert aside_readings(SimpleNamespace(filters=Filters(), query="Which papers study RL?")) == ()
+    assert aside_readings(SimpleNamespace(filters=Filters(), query="有没有强化学习（reinforcement learning）的论文")) == ()
+    # "kw" is labelled reinforcement learning: on the subject read without the aside no paper writes, related with it
+    subject, candidates = subject_words(result), [_candidate("kw", 0.5)]
+    assert judge_topical(_model(), subject, candidates, METAS, STATS).on == ()
+    assert judge_topical(_model(), subject, candidates, METAS, STATS, also=aside_readings(result)).on == ("kw",)
+
+
 def test_a_hyphenated_subject_word_no_paper_writes_whole_is_read_as_its_parts():
     """As answerability reads it: "drug-related prediction" over papers that write "drug" and "prediction" apart has the
     lexical features of "drug related prediction", not one unseen term that sinks every paper's coverage."""
