@@ -152,7 +152,8 @@ def test_a_subject_s_aside_in_parentheses_is_also_read_without_it():
     result = SimpleNamespace(filters=Filters(), query="Which papers study reinforcement learning (XQZRL)?")
     assert aside_readings(result) == ("reinforcement learning",)
     assert aside_readings(SimpleNamespace(filters=Filters(), query="Which papers study RL?")) == ()
-    assert aside_readings(SimpleNamespace(filters=Filters(), query="有没有强化学习（reinforcement learning）的论文")) == ()
+    chinese = SimpleNamespace(filters=Filters(), query="有没有强化学习（reinforcement learning）的论文")
+    assert aside_readings(chinese) == ()
     # "kw" is labelled reinforcement learning: on the subject read without the aside no paper writes, related with it
     subject, candidates = subject_words(result), [_candidate("kw", 0.5)]
     assert judge_topical(_model(), subject, candidates, METAS, STATS).on == ()
