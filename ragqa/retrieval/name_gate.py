@@ -26,7 +26,7 @@ _CAPS = re.compile(r"(?<![\w-])[A-Z][\w-]+(?: [A-Z][\w-]+)+(?![\w-])")
 class NameLookups:
     """Part of Searcher: look-ups of the names a question uses (needs the views of CollectionViews)."""
 
-    def missing_name(self, query: str, phrases: bool = True) -> tuple[str, str] | None:
+    def missing_name(self, query: str, phrases: bool = True, context: str | None = None) -> tuple[str, str] | None:
         """A method name in the question that no indexed paper can speak for: either the question asks
         for its own paper ("the LoRA paper", "the Adam optimizer paper", "which paper introduced DPO",
         "originally proposed the Mamba ...", "BERT ... its original paper") and no indexed paper is
@@ -34,9 +34,10 @@ class NameLookups:
         or two or three capitalised words mid-sentence: Stable Diffusion) appears in no indexed paper
         at all (abstract, title or authors). phrases=False skips the capitalised-words rule, for a
         machine translation, which capitalises its own renderings ("Visual Transformer" for 视觉Transformer).
-        -> (name, "introduces" | "mentions"), or None."""
+        `context`: the text whose words say whether an acronym stands among others (a Chinese question's
+        translation: its Chinese words are not terms). -> (name, "introduces" | "mentions"), or None."""
         query = CJK.sub(" ", query)  # LoRA论文 -> LoRA
-        words = set(terms(query))
+        words = set(terms(CJK.sub(" ", context or query)))
         for name in dict.fromkeys(_NAME.findall(query)):
             head, _, tail = name.rpartition("-")
             # "RL-trained", "KL-regularized", "ImageNet-size": a kind of thing made from a name (a lower-case word after

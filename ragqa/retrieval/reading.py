@@ -72,7 +72,9 @@ def read_question(searcher, question: str, filters: Filters | None = None, histo
     known += venue_spans(filters.venue) if filters.venue else []
     known += _venues_written(searcher, question)
     name, verb = (searcher.missing_name(_without(query, known), phrases=not translated)
-                  or (query != question and searcher.missing_name(_without(question, known))) or (None, ""))
+                  or (query != question and searcher.missing_name(_without(question, known),
+                                                                  context=_without(query, known) if translated else None))
+                  or (None, ""))
     if name:
         notes.append(f"no indexed paper {verb} {name}")
     return QueryPlan(question=question, query=query, filters=filters, given=given, notes=notes,

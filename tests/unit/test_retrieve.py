@@ -336,6 +336,16 @@ def test_an_acronym_s_plural_is_weighed_as_the_acronym(indexed):
     assert searcher.missing_name("What are XQZMs?") == ("XQZMs", "mentions")
 
 
+def test_an_acronym_in_a_chinese_question_is_weighed_among_its_translation_s_words(indexed):
+    """A Chinese question's own words are no terms: whether its acronym stands among other subject words is read from
+    the translation (held-out set 26: "…扩散生成模型（DDPM 那种去噪扩散）的文章？" was refused for DDPM)."""
+    searcher = indexed.searcher
+    chinese = "有没有研究扩散生成模型（XQZM 那种去噪扩散）的文章？"
+    assert searcher.missing_name(chinese) == ("XQZM", "mentions")
+    assert searcher.missing_name(chinese, context="Are there papers on diffusion generative models (XQZMs)?") is None
+    assert searcher.missing_name("XQZM 是什么？", context="What is XQZM?") == ("XQZM", "mentions")
+
+
 def test_the_same_filters_admit_the_same_set_until_a_write(indexed):
     searcher = indexed.searcher
     venue = searcher.venues()[0]
