@@ -144,17 +144,27 @@ def main() -> None:
     calibration = Calibration.from_json(data)
     if args.small:
         return small_libraries(args, data, calibration)
-    if args.at:  # the size-set answered point on libraries of other sizes, none used to set it
-        out = {}
-        for spec in args.at:
-            folder, papers, *name = spec.split(":")
-            rows = _cached_rows(Path(folder))[name[0] if name else "main"]
-            _model_x(rows)
-            sized, items = calibration.for_collection(int(papers)), scored(calibration, rows)
-            out[spec] = {"answered_point": sized.answered_threshold, **tiers(sized, items),
-                         "with the shipped point": tiers(calibration, items)}
-        print(json.dumps(out, indent=1))
-        return
+    if args.at:
+        return at_sizes(args, calibration)
+    return held_out_split(args, data, calibration)
+
+
+def at_sizes(args, calibration: Calibration) -> None:
+    """The size-set answered point on libraries of other sizes (--at), none used to set it, beside the shipped one."""
+    out = {}
+    for spec in args.at:
+        folder, papers, *name = spec.split(":")
+        rows = _cached_rows(Path(folder))[name[0] if name else "main"]
+        _model_x(rows)
+        sized, items = calibration.for_collection(int(papers)), scored(calibration, rows)
+        out[spec] = {"answered_point": sized.answered_threshold, **tiers(sized, items),
+                     "with the shipped point": tiers(calibration, items)}
+    print(json.dumps(out, indent=1))
+
+
+def held_out_split(args, data: dict, calibration: Calibration) -> None:
+    """The answered point (and the conformal answer point) set on half A of a calibration run's held-out split,
+    reported on half B and on the run's other row sets; --write stores the answered point."""
     cached = _cached_rows(args.folder)
     for rows in cached.values():
         _model_x(rows)
