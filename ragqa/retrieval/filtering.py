@@ -60,8 +60,15 @@ class FilterViews:
         if name == "library":
             self.refresh()
             return self.index.catalog.in_library(value)
-        if name == "topic":  # within the topic's text, or a phrase of its parts or keywords
-            within = {pid for text, ids in self._postings("topic text").items() if needle in text for pid in ids}
+        if name == "topic":  # the labels it names whole, or one of their "·" parts whole ("Robotics": "Robotics" and
+            # "Applications · Robotics", not "… Transparency and Interpretability" for "Interpretability"); else within
+            # the topic's text, or a phrase of its parts or keywords
+            labels = self._postings("topic text")
+            whole = {pid for text, ids in labels.items() if needle in (text, *(p.strip() for p in text.split("·")))
+                     for pid in ids}
+            if whole:
+                return whole
+            within = {pid for text, ids in labels.items() if needle in text for pid in ids}
             return within | self.topic_index().papers_of(value)
         by_name = self._papers_by_author()
         exact = set(by_name.get(needle, ())) | self._papers_by_surname().get(needle, set())

@@ -346,6 +346,21 @@ def test_an_acronym_in_a_chinese_question_is_weighed_among_its_translation_s_wor
     assert searcher.missing_name("XQZM 是什么？", context="What is XQZM?") == ("XQZM", "mentions")
 
 
+def test_a_topic_filter_takes_the_labels_it_names_whole_before_those_holding_its_words(indexed):
+    """"Interpretability" is a label of its own and a word of "… Transparency and Interpretability": the filter admits
+    the first; "Robotics" is also a "·" part of "Applications · Robotics", admitted; words no label or part is whole
+    ("graph neural") are found within labels."""
+    searcher = indexed.searcher
+    metas = searcher.paper_meta().many(sorted(searcher.index.catalog.ids()))
+    topic = {pid: (m.get("topic") or "").lower() for pid, m in metas.items()}
+    whole = {pid for pid, t in topic.items() if t == "interpretability"}
+    assert whole and searcher.admitted(Filters(topic="Interpretability")) == whole
+    assert any("interpretability" in t and pid not in whole for pid, t in topic.items())
+    parts = {pid for pid, t in topic.items() if "robotics" in [p.strip() for p in t.split("·")]}
+    assert len(parts) > 1 and searcher.admitted(Filters(topic="robotics")) == parts
+    assert searcher.admitted(Filters(topic="graph neural")) == {pid for pid, t in topic.items() if "graph neural" in t}
+
+
 def test_the_same_filters_admit_the_same_set_until_a_write(indexed):
     searcher = indexed.searcher
     venue = searcher.venues()[0]
