@@ -127,7 +127,8 @@ def _add_filters(p) -> None:
     p.add_argument("--venue", help='e.g. "ICLR 2024"; "ICLR 2024 or ICLR 2025": either; "ICLR": every year')
     p.add_argument("--year", type=int)
     p.add_argument("--author", help="full name or surname (else a part of a name), case-insensitive")
-    p.add_argument("--topic", help="substring, case-insensitive")
+    p.add_argument("--topic", help="a topic label (or a \"·\" part of one) named whole, else any label holding it; "
+                                    "case-insensitive")
     p.add_argument("--mode", choices=["hybrid", "dense", "bm25"], help="retrieval mode (default hybrid)")
     p.add_argument("--status", help="oral / spotlight / poster, where the corpus records it; "
                                         "\"oral or spotlight\": either")

@@ -49,7 +49,8 @@ class FilterViews:
 
     def _matching(self, name: str, value: str) -> set[str]:
         """Papers whose field matches: an author by full name or surname (else a part of the name; "A and B": by
-        both, "A or B": by either), a topic by substring, a status exactly; case and accents ignored."""
+        both, "A or B": by either), a topic by the labels (or "·" parts) it names whole, else by substring, a status
+        exactly; case and accents ignored."""
         needle = fold(value)
         if name == "author" and (parts := re.split(r"\s+(?:and|or)\s+", value)) and len(parts) > 1:
             sets = [self._matching("author", part) for part in parts]
