@@ -10,6 +10,7 @@ from dataclasses import replace
 from ragqa.answer.context import AnswerContext
 from ragqa.answer.topical import judge_topical, subject_words
 from ragqa.query.intent import COUNT, LIST
+from ragqa.query.metadata import RESEARCH_WORDS
 from ragqa.query.subject import names_subject, subject_phrase
 from ragqa.text.clean import CJK
 
@@ -97,10 +98,12 @@ def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, by_run
 
 
 def _weight(stats, text: str) -> float:
-    """The weight of `text` as a subject: the IDF of its terms some indexed paper has."""
+    """The weight of `text` as a subject: the IDF of its terms some indexed paper has, or that ML research writes
+    (metadata.RESEARCH_WORDS: "unlearning" of "machine unlearning, removing the influence of training data" is what it
+    asks about, and "training data" does not stand for it); a word neither is request wording or a slip ("pls")."""
     found = stats.subject_terms(text)
     df = stats.df(found)
-    return sum(stats.idf(t) for t in found if t in df)
+    return sum(stats.idf(t) for t in found if t in df or t in RESEARCH_WORDS)
 
 
 def label_is_the_subject(ctx: AnswerContext) -> bool:

@@ -55,6 +55,9 @@ FRAME_WORDS = set(_lexicon("frame_words.en")) | REQUEST_VERBS
 LEARNED_FRAMING = frozenset(w for name in ("verbs.en", "nouns.en", "participles.en") for w in _lexicon(name))
 # function words ("out of the ICLR papers", "among them"): evals/experiments/framing_words.py --function-words
 FUNCTION_WORDS = frozenset(_lexicon("function_words.en"))
+# the terms ML titles and abstracts write (evals/experiments/research_words.py): a subject word no indexed paper has is
+# a research term the library lacks ("federated") when it is one, else request wording or a slip ("pls", "difussion")
+RESEARCH_WORDS = frozenset(_lexicon("research_words.en"))
 # acronyms and what they stand for, learned from ICLR/ICML 2024 abstracts (evals/experiments/acronyms.py); one that
 # is also a function word ("AT", "NO") is read only as that word
 ACRONYMS = {short.lower(): long for short, long in

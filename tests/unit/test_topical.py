@@ -189,3 +189,19 @@ def test_a_run_stands_for_a_list_subject_only_when_it_holds_most_of_its_weight()
     whole = _weight(stats, subject)
     assert _weight(stats, "neural networks") < 0.5 * whole < _weight(stats, "graph neural networks traffic")
     assert whole > 0
+
+
+def test_a_subject_word_no_paper_has_weighs_when_research_writes_it():
+    """A word of the subject no indexed paper has weighs in it when ML research writes it ("federated": the run
+    "neural networks" does not stand for "federated neural networks"), not when it is request wording or a slip
+    ("pls", "nerual": evals/experiments/research_words.py)."""
+    from ragqa.answer.scope import _weight
+    from ragqa.query.metadata import RESEARCH_WORDS
+    from ragqa.text.terms import TermStats
+
+    stats = TermStats({f"p{i}": {"title": "Neural networks", "text": "We train deep neural networks."}
+                       for i in range(3)} | {"g": {"title": "Graphs", "text": "Message passing on a graph."}})
+    assert "federated" in RESEARCH_WORDS and not {"pls", "nerual"} & RESEARCH_WORDS
+    run = _weight(stats, "neural networks")
+    assert run < 0.5 * _weight(stats, "federated neural networks")
+    assert _weight(stats, "neural networks pls") == _weight(stats, "nerual neural networks") == run
