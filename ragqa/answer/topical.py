@@ -186,7 +186,7 @@ def judge_topical(model: TopicalModel, query: str, candidates: list[Candidate], 
                   stats: TermStats, also: tuple[str, ...] = ()) -> Topicality:
     """Each paper's P of being on the subject `query` names: the best of the subject as written, with its
     acronyms spelled out ("RL" -> "reinforcement learning": an abstract may write only one of them), and the readings
-    `also` (the subject without its asides: topical_readings)."""
+    `also` (the subject without its asides: aside_readings)."""
     p = model.probability(feature_rows(query, candidates, metas, stats))
     for other in dict.fromkeys([spelled_out(query), *also]) if len(candidates) else ():
         if other and other != query:
