@@ -394,11 +394,16 @@ def keywords_of(meta: dict) -> list[str]:
     return [k.strip() for k in str(extra.get("keywords") or "").split(",") if k.strip()]
 
 
+def label_parts(topic: str) -> list[str]:
+    """A topic label's parts as the listing separates them ("Deep Learning->Robustness", "Theory · Learning Theory")."""
+    return [part for part in re.split(r"\s*(?:·|->|>|;|\|)\s*", topic.strip()) if part]
+
+
 def topic_parts(meta: dict) -> set[tuple[str, ...]]:
     """The phrases a paper is labelled with: its topic, each part of it ("Deep Learning->Robustness":
     deep learning, robustness), and its keywords, as folded word tuples."""
     topic = meta.get("topic") or ""
-    pieces = [topic, *re.split(r"\s*(?:·|->|>|;|\|)\s*", topic), *keywords_of(meta)]
+    pieces = [topic, *label_parts(topic), *keywords_of(meta)]
     return {w for w in map(_words, pieces) if w}
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import replace
 
 from ragqa.errors import QueryError
-from ragqa.query.metadata import AuthorMatch, TopicMatch, fold, names_a_topic, status_in
+from ragqa.query.metadata import AuthorMatch, TopicMatch, fold, label_parts, names_a_topic, status_in
 from ragqa.query.request import Filters, venue_parts, venue_year
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -61,12 +61,11 @@ class FilterViews:
         if name == "library":
             self.refresh()
             return self.index.catalog.in_library(value)
-        if name == "topic":  # the labels it names whole, or one of their "·" parts whole ("Robotics": "Robotics" and
+        if name == "topic":  # the labels it names whole, or one of their parts whole ("Robotics": "Robotics" and
             # "Applications · Robotics", not "… Transparency and Interpretability" for "Interpretability"); else within
             # the topic's text, or a phrase of its parts or keywords
             labels = self._postings("topic text")
-            whole = {pid for text, ids in labels.items() if needle in (text, *(p.strip() for p in text.split("·")))
-                     for pid in ids}
+            whole = {pid for text, ids in labels.items() if needle in (text, *label_parts(text)) for pid in ids}
             if whole:
                 return whole
             within = {pid for text, ids in labels.items() if needle in text for pid in ids}

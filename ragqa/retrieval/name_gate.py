@@ -37,7 +37,7 @@ class NameLookups:
         `context`: the text whose words say whether an acronym stands among others (a Chinese question's
         translation: its Chinese words are not terms). -> (name, "introduces" | "mentions"), or None."""
         query = CJK.sub(" ", query)  # LoRA论文 -> LoRA
-        words = set(terms(CJK.sub(" ", context or query)))
+        words = set(terms(CJK.sub(" ", context) if context else query))
         for name in dict.fromkeys(_NAME.findall(query)):
             head, _, tail = name.rpartition("-")
             # "RL-trained", "KL-regularized", "ImageNet-size": a kind of thing made from a name (a lower-case word after

@@ -71,9 +71,11 @@ def read_question(searcher, question: str, filters: Filters | None = None, histo
     known += [str(v) for v in filters.active().values()] + ([topic.span] if topic is not None else [])
     known += venue_spans(filters.venue) if filters.venue else []
     known += _venues_written(searcher, question)
-    context = _without(query, known) if translated else None  # a Chinese question's words are read from its translation
-    name, verb = (searcher.missing_name(_without(query, known), phrases=not translated)
-                  or (query != question and searcher.missing_name(_without(question, known), context=context))
+    searched = _without(query, known)
+    name, verb = (searcher.missing_name(searched, phrases=not translated)
+                  # a Chinese question's words are read from its translation
+                  or (query != question and searcher.missing_name(_without(question, known),
+                                                                  context=searched if translated else None))
                   or (None, ""))
     if name:
         notes.append(f"no indexed paper {verb} {name}")

@@ -511,3 +511,11 @@ def test_a_count_on_a_subject_says_what_it_counted(pipeline, llm, question, coun
     assert answer.form == "count" and not answer.abstained and not any("<source" in p for p in llm.prompts)
     assert counted in answer.text and f"{pipeline.topical.on_point:.2f}" in answer.text
     assert answer.text.lstrip()[0].isdigit() or answer.text.lstrip().startswith("找到")
+
+
+def test_a_label_s_parts_are_split_as_the_listings_write_them():
+    from ragqa.query.metadata import label_parts
+
+    assert label_parts("Deep Learning->Robustness") == ["Deep Learning", "Robustness"]
+    assert label_parts("Theory · Learning Theory") == ["Theory", "Learning Theory"]
+    assert label_parts("Interpretability") == ["Interpretability"] and label_parts("") == []
