@@ -17,7 +17,6 @@ stated knowing that band.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 from collections import Counter
 from pathlib import Path
@@ -29,16 +28,6 @@ from ragqa.text.terms import terms
 LEXICON = Path(__file__).resolve().parents[2] / "ragqa" / "query" / "lexicon"
 
 
-def _keywords(record: dict) -> list[str]:
-    found = record.get("keywords") or []
-    if isinstance(found, str):  # the ICLR listing writes them as a Python list
-        try:
-            found = ast.literal_eval(found)
-        except (ValueError, SyntaxError):
-            found = [found]
-    return [str(k).strip().lower() for k in found if str(k).strip()]
-
-
 def learn(corpora: list[Path], share: float = 0.95, min_papers: int = 3) -> tuple[dict[str, int], int, int]:
     """(term -> the number of abstracts writing it, K, how many keyword words set K)."""
     df: Counter = Counter()
@@ -47,7 +36,7 @@ def learn(corpora: list[Path], share: float = 0.95, min_papers: int = 3) -> tupl
         for line in corpus.open(encoding="utf-8"):
             record = json.loads(line)
             df.update(set(terms(f"{record.get('title') or ''} {record.get('abstract') or ''}")))
-            held.update(set(_keywords(record)))
+            held.update({k.strip().lower() for k in record.get("keywords") or [] if k.strip()})
     words = {w for k, n in held.items() if n >= min_papers for w in terms(k)}
     k = int(np.percentile([df.get(w, 0) for w in words], 100 * (1 - share)))
     return dict(df), k, len(words)
