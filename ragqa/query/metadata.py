@@ -76,6 +76,11 @@ def spelled_out(text: str) -> str:
 _ZH_FRAME = re.compile("|".join(map(re.escape, _lexicon("frame_words.zh"))) + r"|[\u3000-\u303f\uff00-\uffef]")
 
 
+def is_zh_frame(text: str) -> bool:
+    """`text` is Chinese request wording alone (frame_words.zh: "库里", "一共有"), naming no subject."""
+    return bool(text.strip()) and not _ZH_FRAME.sub("", text).strip()
+
+
 def fold(name: str) -> str:
     """Case and accents ignored: "Schölkopf" = "scholkopf"."""
     if name.isascii():  # the common case, without Unicode normalisation

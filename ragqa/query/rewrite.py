@@ -5,6 +5,7 @@ import re
 
 from ragqa.config import Settings
 from ragqa.models.prompts import render
+from ragqa.query.metadata import is_zh_frame
 from ragqa.text.clean import CJK, CONTENT_WORD
 
 # words that point back at an earlier turn ("they", "either of them", "this paper")
@@ -72,15 +73,31 @@ def condense_question(llm, history: list[str], question: str, settings: Settings
     return rewritten
 
 
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+
+
 def translate_question(llm, question: str, settings: Settings) -> str:
-    """Chinese (any CJK) question -> English for retrieval over English abstracts."""
+    """Chinese (any CJK) question -> English for retrieval over English abstracts; the question itself when the
+    translation keeps Chinese. Where what it kept is request wording alone (metadata.is_zh_frame: the small model
+    reads "库里", "in the library", as the name Curry and keeps it: "How many papers … did库里 write?"), the question
+    is translated again without those words, which name no subject."""
     if not CJK.search(question):
         return question
-    prompt = render(settings.prompts_dir, "translate", question=question)
-    english = _first_line(llm.complete(prompt, max_tokens=80).text)
+    english = _translation(llm, question, settings)
+    kept = _CJK_RUN.findall(english)
+    if kept and all(is_zh_frame(run) for run in kept):
+        bare = question
+        for run in sorted(set(kept), key=len, reverse=True):
+            bare = bare.replace(run, " ")
+        english = _translation(llm, re.sub(r"\s+", " ", bare).strip(), settings) if CJK.search(bare) else ""
     if not english or CJK.search(english):
         return question
     return keep_latin(question, english)
+
+
+def _translation(llm, question: str, settings: Settings) -> str:
+    prompt = render(settings.prompts_dir, "translate", question=question)
+    return _first_line(llm.complete(prompt, max_tokens=80).text)
 
 
 # a run of Latin-script words in a Chinese question: a title, a name, a term

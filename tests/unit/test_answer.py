@@ -571,3 +571,27 @@ def test_a_filter_s_few_papers_are_not_named_for_a_generic_run_of_the_subject(in
     pipeline.__dict__["calibration"] = with_points(pipeline.calibration, answer_threshold=1.1)
     answer = ask(pipeline, "Did any ICLR 2025 spotlight deal with graph neural networks?")
     assert answer.coverage != "answered" and not answer.text.startswith("Yes")
+
+
+def _translator(prompt: str) -> str:
+    """A small model's habit: "库里" ("in the library") read as the name Curry and kept untranslated."""
+    if "马毅" in prompt:
+        return "What did 马毅 write in the library?"
+    if "库里" in prompt:
+        return "How many papers on reinforcement learning did库里 write?"
+    if "强化学习" in prompt:
+        return "How many papers on reinforcement learning are there?"
+    return "你好"
+
+
+@pytest.mark.parametrize("question, english", [
+    ("库里一共有几篇强化学习方向的论文？", "How many papers on reinforcement learning are there?"),
+    ("库里的马毅写了什么？", "库里的马毅写了什么？"),  # what it keeps names something: the question as it is
+])
+def test_a_translation_that_keeps_chinese_request_words_is_redone_without_them(question, english):
+    from ragqa.config import Settings
+    from ragqa.query.rewrite import translate_question
+
+    llm = ScriptedLLM([_translator])
+    assert translate_question(llm, question, Settings()) == english
+    assert all("库里" not in prompt for prompt in llm.prompts[1:])
