@@ -77,33 +77,46 @@ def _subject_phrase(ctx: AnswerContext, words: str) -> str:
 
 def near_subject(ctx: AnswerContext, chosen: tuple[str, ...], words: str, by_runs: bool = True) -> tuple[str, ...]:
     """The `chosen` papers the topical model puts at least near (related_point) the subject read from `words`, or
-    (`by_runs`) from any run of two or more of them that holds most of the subject's weight (the IDF of its terms
-    some paper has): the rules leave request words beside a subject ("in-context learning: what's the headline
-    result?"), and those sink the P of the paper on it (0.003 here), so a run stands for the subject; but a generic
-    run does not ("neural networks" is not what "graph neural networks for traffic forecasting" asks about), in a list
-    or of a filter's few papers alike."""
-    split = words.split()
-    runs = ({" ".join(split[i:j]) for i in range(len(split)) for j in range(i + min(2, len(split)), len(split) + 1)}
-            if by_runs else {words})
+    (`by_runs`) from any run of them that stands for it (standing_runs): the rules leave request words beside a
+    subject ("in-context learning: what's the headline result?"), and those sink the P of the paper on it (0.003
+    here), so a run stands for the subject; but a generic run does not ("neural networks" is not what "graph neural
+    networks for traffic forecasting" asks about), in a list or of a filter's few papers alike."""
     within = [c for c in ctx.candidates if c.paper_id in set(chosen)]
     metas, stats, model = {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats(), ctx.pipeline.topical
-    if len(runs) > 1:
-        total = _weight(stats, words)
-        runs = {run for run in runs if _weight(stats, run) > 0.5 * total} | {words}
     best = {pid: 0.0 for pid in chosen}
-    for run in sorted(runs):
+    for run in sorted(standing_runs(stats, words) if by_runs else {words}):
         for pid, p in judge_topical(model, run, within, metas, stats).probabilities.items():
             best[pid] = max(best.get(pid, 0.0), p)
     return tuple(pid for pid in chosen if best[pid] >= model.related_point)
 
 
-def _weight(stats, text: str) -> float:
-    """The weight of `text` as a subject: the IDF of its terms some indexed paper has, or that ML research writes
+def standing_runs(stats, words: str) -> set[str]:
+    """`words` and its runs of two or more words that can stand for it: a run holding most of the subject's weight
+    (_weight) and its heaviest term, the one that most sets it apart ("diffusion models" holds most of the weight of
+    "video generation using diffusion models", but not "video", which no paper has and research writes: it names
+    a broader subject than the one asked about)."""
+    split = words.split()
+    runs = {" ".join(split[i:j]) for i in range(len(split)) for j in range(i + 2, len(split) + 1)}
+    weights, total = _weights(stats, words), _weight(stats, words)
+    top = max(weights.values(), default=0.0)
+    heaviest = {t for t, w in weights.items() if w >= top}
+    return {run for run in runs if _weight(stats, run) > 0.5 * total
+            and heaviest & set(stats.subject_terms(run))} | {words}
+
+
+def _weights(stats, text: str) -> dict[str, float]:
+    """The weight of each term of `text` as a subject: its IDF when some indexed paper has it or ML research writes it
     (metadata.RESEARCH_WORDS: "unlearning" of "machine unlearning, removing the influence of training data" is what it
     asks about, and "training data" does not stand for it); a word neither is request wording or a slip ("pls")."""
     found = stats.subject_terms(text)
     df = stats.df(found)
-    return sum(stats.idf(t) for t in found if t in df or t in RESEARCH_WORDS)
+    return {t: stats.idf(t) for t in found if t in df or t in RESEARCH_WORDS}
+
+
+def _weight(stats, text: str) -> float:
+    """The weight of `text` as a subject: its terms' weights (_weights), a term written twice counted twice."""
+    weights = _weights(stats, text)
+    return sum(weights.get(t, 0.0) for t in stats.subject_terms(text))
 
 
 def label_is_the_subject(ctx: AnswerContext) -> bool:

@@ -49,17 +49,24 @@ def topical_query(result) -> str:
 
 
 _ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]")
+# a gloss from its marker to the end of the question: "model editing, i.e. correcting knowledge in LLMs", "medical
+# images, like chest x-rays or scans", "SAEs — e.g. for interpretability"
+_GLOSS = re.compile(r"(?:\b(?:i\.\s?e|e\.\s?g)\b\.?"
+                    r"|[,;:—–]\s*(?:such as|like|for example|for instance|namely|that is)\b).*$", re.I)
 
 
 def aside_readings(result) -> tuple[str, ...]:
-    """The subject read without the question's asides in parentheses, when it has any: an aside glosses or
-    exemplifies the subject ("diffusion generative models (DDPMs)", "medical imaging (X-rays, pathology slides)"),
-    and a paper on the subject need not write it."""
-    bare = _ASIDE.sub(" ", result.query)
-    if bare == result.query or CJK.search(result.query):  # untranslated Chinese: its gloss is what can be read
+    """The subject read without the question's asides, when it has any: in parentheses, or a gloss after "i.e.",
+    "e.g.", ", like", ", such as" to the end. An aside glosses or exemplifies the subject ("diffusion generative models
+    (DDPMs)", "medical imaging, e.g. X-rays, pathology slides"), and a paper on the subject need not write it."""
+    if CJK.search(result.query):  # untranslated Chinese: its gloss is what can be read
         return ()
-    read = subject_words(result, query=bare)
-    return (read,) if read else ()
+    readings = []
+    for bare in dict.fromkeys([_ASIDE.sub(" ", result.query), _GLOSS.sub(" ", _ASIDE.sub(" ", result.query))]):
+        read = subject_words(result, query=bare) if bare != result.query else ""
+        if read and read not in readings:
+            readings.append(read)
+    return tuple(readings)
 
 
 def subject_words(result, also: tuple[str, ...] = (), query: str | None = None) -> str:

@@ -205,3 +205,43 @@ def test_a_subject_word_no_paper_has_weighs_when_research_writes_it():
     run = _weight(stats, "neural networks")
     assert run < 0.5 * _weight(stats, "federated neural networks")
     assert _weight(stats, "neural networks pls") == _weight(stats, "nerual neural networks") == run
+
+
+def test_a_run_stands_for_a_subject_only_with_its_heaviest_term():
+    """#44 (off-topic lists): "generation latent diffusion models" holds most of the weight of "video generation latent
+    diffusion models" over a library of image diffusion papers, but not "video", the term that sets the subject apart
+    (no paper has it, research writes it): a paper near that run is on a broader subject, not near this one."""
+    from ragqa.answer.scope import _weight, standing_runs
+    from ragqa.query.metadata import RESEARCH_WORDS
+    from ragqa.text.terms import TermStats
+
+    papers = {f"n{i}": {"title": "Neural network models", "text": "We train neural network models."} for i in range(20)}
+    papers |= {f"d{i}": {"title": "Latent diffusion models", "text": "Latent diffusion models for image generation."}
+               for i in range(4)}
+    stats = TermStats(papers)
+    subject, run = "video generation latent diffusion models", "generation latent diffusion models"
+    assert "video" in RESEARCH_WORDS
+    assert _weight(stats, run) > 0.5 * _weight(stats, subject)  # most of the weight, not its heaviest term
+    assert run not in standing_runs(stats, subject)
+    assert standing_runs(stats, subject) >= {subject, "video generation latent"}
+    assert "latent diffusion models" in standing_runs(stats, run)  # a run of a subject without "video" stands
+
+
+def test_a_subject_s_gloss_after_i_e_or_like_is_also_read_without_it():
+    """A gloss after "i.e.", "e.g.", ", like", ", such as" runs to the end of the question and describes the subject in
+    words a paper on it need not write ("model editing, i.e. correcting or inserting knowledge into LLMs")."""
+    from types import SimpleNamespace
+
+    from ragqa.answer.topical import aside_readings
+    from ragqa.query.request import Filters
+
+    def read(query):
+        return aside_readings(SimpleNamespace(filters=Filters(), query=query))
+
+    assert read("do I have anything on model editing, i.e. correcting or inserting knowledge into LLMs?") == \
+        ("model editing",)
+    assert read("deep learning for medical images, like chest x-rays or pathology slides") == \
+        ("deep learning medical images",)
+    assert read("Which papers study diffusion models (e.g. DDPM), such as video diffusion?") == \
+        ("diffusion models video diffusion", "diffusion models")
+    assert read("papers on models like GPT") == ()  # no comma before "like": part of the subject
