@@ -95,6 +95,12 @@ def _loose_name(name: str) -> str:
     return " ".join(w for i, w in enumerate(words) if len(w) > 1 or i in (0, len(words) - 1))
 
 
+def _outer_name(name: str) -> str:
+    """A name folded to its first and last words: "Ekdeep Singh Lubana" -> "ekdeep lubana"; "" for one word."""
+    words = fold(name).replace(".", " ").split()
+    return f"{words[0]} {words[-1]}" if len(words) > 1 else ""
+
+
 @dataclass(frozen=True)
 class AuthorMatch:
     span: str  # the words of the question that name the author
@@ -135,12 +141,18 @@ class AuthorIndex:
         return {**self.__dict__, "_texts": {}, "_loose": None}
 
     def same_person(self, name: str) -> list[str]:
-        """The indexed spellings of `name` up to middle initials and dots: "James Y. Zou" -> James Y Zou, James Zou."""
+        """The indexed spellings of `name` up to middle initials and dots ("James Y. Zou" -> James Y Zou, James Zou),
+        else those with its given name and surname and middle names it leaves out ("Ekdeep Lubana" -> Ekdeep Singh
+        Lubana)."""
         if getattr(self, "_loose", None) is None:
             self._loose: dict[str, list[str]] | None = {}
+            self._outer: dict[str, list[str]] = {}
             for spelled in self.full.values():
                 self._loose.setdefault(_loose_name(spelled), []).append(spelled)
-        return self._loose.get(_loose_name(name), [])
+                if outer := _outer_name(spelled):
+                    self._outer.setdefault(outer, []).append(spelled)
+        outer = _outer_name(name)
+        return self._loose.get(_loose_name(name)) or (self._outer.get(outer, []) if outer else [])
 
     def attach(self, papers) -> None:
         """The records a loaded index reads on its rare paths (the vocabulary of every abstract)."""

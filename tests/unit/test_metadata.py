@@ -519,3 +519,17 @@ def test_a_label_s_parts_are_split_as_the_listings_write_them():
     assert label_parts("Deep Learning->Robustness") == ["Deep Learning", "Robustness"]
     assert label_parts("Theory · Learning Theory") == ["Theory", "Learning Theory"]
     assert label_parts("Interpretability") == ["Interpretability"] and label_parts("") == []
+
+
+def test_an_author_written_without_a_middle_name_is_the_indexed_author():
+    """Held-out set 31: "Ekdeep Lubana" for the indexed "Ekdeep Singh Lubana" was an unknown name (refused); a given
+    name and surname name the author whose middle names they leave out, and no one else."""
+    from ragqa.query.metadata import AuthorIndex
+
+    index = AuthorIndex({"a": {"authors": "Ekdeep Singh Lubana; Hidenori Tanaka"}, "b": {"authors": "Ekdeep Lubanova"}})
+    for written in ("Of the papers Ekdeep Lubana is on, which use probing?", "papers by Ekdeep S. Lubana"):
+        match = index.find(written)
+        assert match and not match.unknown and match.name == "Ekdeep Singh Lubana", written
+    assert index.same_person("Ekdeep Lubana") == ["Ekdeep Singh Lubana"]
+    assert index.same_person("Hidenori Lubana") == [] and index.same_person("Lubana") == []
+    assert AuthorIndex({"a": {"authors": "ZhengTingHuang"}}).same_person("Tanaka") == []  # a one-word name
