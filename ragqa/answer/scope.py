@@ -94,14 +94,16 @@ def standing_runs(stats, words: str) -> set[str]:
     """`words` and its runs of two or more words that can stand for it: a run holding most of the subject's weight
     (_weight) and its heaviest term, the one that most sets it apart ("diffusion models" holds most of the weight of
     "video generation using diffusion models", but not "video", which no paper has and research writes: it names
-    a broader subject than the one asked about)."""
+    a broader subject than the one asked about); and `words` less the words that weigh nothing (a slip or a
+    shortening no paper has and research does not write: "interp" of "SAEs for interp"), whatever its length."""
     split = words.split()
     runs = {" ".join(split[i:j]) for i in range(len(split)) for j in range(i + 2, len(split) + 1)}
     weights, total = _weights(stats, words), _weight(stats, words)
     top = max(weights.values(), default=0.0)
     heaviest = {t for t, w in weights.items() if w >= top}
+    weighed = " ".join(w for w in split if _weight(stats, w) > 0)  # the subject less words that weigh nothing
     return {run for run in runs if _weight(stats, run) > 0.5 * total
-            and heaviest & set(stats.subject_terms(run))} | {words}
+            and heaviest & set(stats.subject_terms(run))} | {words} | ({weighed} if weighed else set())
 
 
 def _weights(stats, text: str) -> dict[str, float]:
