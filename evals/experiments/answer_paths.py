@@ -1,8 +1,9 @@
 """Experiment (a probe, not a stage): the path every question of evals/datasets/ takes through `ask` (answer form,
 mode, why, coverage, abstained, cited papers, how many counted, notes; with --text the answer's text), with a
 scripted LLM (no model: it answers with the first sentence of the first source, cited [1]) and Chinese searched
-untranslated, so the run is deterministic and fast. Run it before and after a change to the answer path; the
-questions whose path changed are printed. The written_* sets (calibration questions over other corpora) are left out.
+untranslated (--translate: translated by the real LLM, cached), so the run is deterministic and fast. Run it before
+and after a change to the answer path; the questions whose path changed are printed. The written_* sets
+(calibration questions over other corpora) are left out.
 
     python -m evals.experiments.answer_paths --out /tmp/before.json
     python -m evals.experiments.answer_paths --out /tmp/after.json --compare /tmp/before.json
@@ -89,13 +90,29 @@ def _real_subject_check(settings: Settings) -> None:
     scope.names_subject, scope.subject_phrase = logged, phrase
 
 
-def paths(text: bool = False, subject_llm: bool = False, exclude: frozenset[str] = frozenset()) -> dict[str, dict]:
+def _real_rewrites(pipeline: Pipeline) -> None:
+    """Translations and follow-up rewrites by the packaged LLM, its completions kept in the evaluations' cache (the
+    first run translates every Chinese question, later runs read them)."""
+    from evals.cli import REWRITE_CACHE
+    from ragqa.models.completion_cache import CachedCompletions
+    from ragqa.models.llm import load_llm
+
+    settings = pipeline.settings
+    pipeline._rewrite_llm = CachedCompletions(lambda: load_llm(settings, settings.llm_model), REWRITE_CACHE,
+                                              settings.llm_model)
+
+
+def paths(text: bool = False, subject_llm: bool = False, exclude: frozenset[str] = frozenset(),
+          translate: bool = False) -> dict[str, dict]:
     """dataset:id -> the path its question took (`text`: and the answer's text, for a change meant to keep it); the sets
-    named in `exclude` are left out."""
+    named in `exclude` are left out. `translate`: Chinese questions translated (and follow-ups rewritten) by the real
+    LLM, as `ask` does, not searched untranslated."""
     llm = _Scripted()
-    pipeline = Pipeline(Settings(translate_queries=False), llm=llm, fast_llm=llm)
+    pipeline = Pipeline(Settings(translate_queries=translate), llm=llm, fast_llm=llm)
     if subject_llm:
         _real_subject_check(pipeline.settings)
+    if translate:
+        _real_rewrites(pipeline)
     out: dict[str, dict] = {}
     for path in sorted(glob.glob(str(DATASETS / "*.jsonl"))):
         if "written_" in Path(path).name or Path(path).stem in exclude:
@@ -116,10 +133,12 @@ def main() -> None:
     parser.add_argument("--compare", type=Path, default=None)
     parser.add_argument("--text", action="store_true", help="record and compare each answer's text too")
     parser.add_argument("--subject-llm", action="store_true", help="the subject check asks the real LLM")
+    parser.add_argument("--translate", action="store_true",
+                        help="Chinese questions translated and follow-ups rewritten by the real LLM (cached)")
     parser.add_argument("--exclude", nargs="*", default=["claim_sentences"],
                         help="datasets (file stems) left out: a held-out set not yet run, sentences (no questions)")
     args = parser.parse_args()
-    now = paths(args.text, args.subject_llm, frozenset(args.exclude))
+    now = paths(args.text, args.subject_llm, frozenset(args.exclude), args.translate)
     args.out.write_text(json.dumps(now, indent=1, ensure_ascii=False), encoding="utf-8")
     if args.compare:
         before = json.loads(args.compare.read_text(encoding="utf-8"))
