@@ -138,7 +138,7 @@ class AuthorIndex:
 
     # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_texts": {}, "_loose": None}
+        return {**self.__dict__, "_texts": {}, "_loose": None, "_outer": None}
 
     def same_person(self, name: str) -> list[str]:
         """The indexed spellings of `name` up to middle initials and dots ("James Y. Zou" -> James Y Zou, James Zou),

@@ -73,7 +73,7 @@ def condense_question(llm, history: list[str], question: str, settings: Settings
     return rewritten
 
 
-_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_CJK_RUN = re.compile(f"(?:{CJK.pattern})+")  # a run of Chinese characters a translation kept
 
 
 def translate_question(llm, question: str, settings: Settings) -> str:
