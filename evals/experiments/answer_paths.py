@@ -66,15 +66,21 @@ class _Scripted(CustomLLM):
         return gen()
 
 
-def _real_subject_check(settings: Settings) -> None:
-    """scope.names_subject and scope.subject_phrase ask the packaged LLM (cached), and print each question they were
-    asked about."""
+def _packaged_llm(settings: Settings):
+    """The packaged LLM behind the evaluations' completion cache, loaded on the first miss only."""
     from evals.cli import REWRITE_CACHE
-    from ragqa.answer import scope
     from ragqa.models.completion_cache import CachedCompletions
     from ragqa.models.llm import load_llm
 
-    real = CachedCompletions(lambda: load_llm(settings, settings.llm_model), REWRITE_CACHE, settings.llm_model)
+    return CachedCompletions(lambda: load_llm(settings, settings.llm_model), REWRITE_CACHE, settings.llm_model)
+
+
+def _real_subject_check(settings: Settings, real=None) -> None:
+    """scope.names_subject and scope.subject_phrase ask the packaged LLM (cached; `real`: that one), and print each
+    question they were asked about."""
+    from ragqa.answer import scope
+
+    real = real if real is not None else _packaged_llm(settings)
     check = scope.names_subject
 
     def logged(_llm, words: str, prompts_dir) -> bool:
@@ -90,16 +96,10 @@ def _real_subject_check(settings: Settings) -> None:
     scope.names_subject, scope.subject_phrase = logged, phrase
 
 
-def _real_rewrites(pipeline: Pipeline) -> None:
-    """Translations and follow-up rewrites by the packaged LLM, its completions kept in the evaluations' cache (the
-    first run translates every Chinese question, later runs read them)."""
-    from evals.cli import REWRITE_CACHE
-    from ragqa.models.completion_cache import CachedCompletions
-    from ragqa.models.llm import load_llm
-
-    settings = pipeline.settings
-    pipeline._rewrite_llm = CachedCompletions(lambda: load_llm(settings, settings.llm_model), REWRITE_CACHE,
-                                              settings.llm_model)
+def _real_rewrites(pipeline: Pipeline, real) -> None:
+    """Translations and follow-up rewrites by `real` (_packaged_llm: its completions kept in the evaluations' cache, so
+    the first run translates every Chinese question and later runs read them)."""
+    pipeline._rewrite_llm = real
 
 
 def paths(text: bool = False, subject_llm: bool = False, exclude: frozenset[str] = frozenset(),
@@ -109,10 +109,11 @@ def paths(text: bool = False, subject_llm: bool = False, exclude: frozenset[str]
     LLM, as `ask` does, not searched untranslated."""
     llm = _Scripted()
     pipeline = Pipeline(Settings(translate_queries=translate), llm=llm, fast_llm=llm)
+    real = _packaged_llm(pipeline.settings) if subject_llm or translate else None  # one model copy for both
     if subject_llm:
-        _real_subject_check(pipeline.settings)
+        _real_subject_check(pipeline.settings, real)
     if translate:
-        _real_rewrites(pipeline)
+        _real_rewrites(pipeline, real)
     out: dict[str, dict] = {}
     for path in sorted(glob.glob(str(DATASETS / "*.jsonl"))):
         if "written_" in Path(path).name or Path(path).stem in exclude:

@@ -98,8 +98,8 @@ def standing_runs(stats, words: str) -> set[str]:
     shortening no paper has and research does not write: "interp" of "SAEs for interp"), whatever its length."""
     split = words.split()
     runs = {" ".join(split[i:j]) for i in range(len(split)) for j in range(i + 2, len(split) + 1)}
-    weights, total = _weights(stats, words), _weight(stats, words)
-    top = max(weights.values(), default=0.0)
+    weights = _weights(stats, words)
+    total, top = sum(weights.values()), max(weights.values(), default=0.0)
     heaviest = {t for t, w in weights.items() if w >= top}
     weighed = " ".join(w for w in split if _weight(stats, w) > 0)  # the subject less words that weigh nothing
     return {run for run in runs if _weight(stats, run) > 0.5 * total
@@ -116,9 +116,8 @@ def _weights(stats, text: str) -> dict[str, float]:
 
 
 def _weight(stats, text: str) -> float:
-    """The weight of `text` as a subject: its terms' weights (_weights), a term written twice counted twice."""
-    weights = _weights(stats, text)
-    return sum(weights.get(t, 0.0) for t in stats.subject_terms(text))
+    """The weight of `text` as a subject: the sum of its (distinct) terms' weights (_weights)."""
+    return sum(_weights(stats, text).values())
 
 
 def label_is_the_subject(ctx: AnswerContext) -> bool:

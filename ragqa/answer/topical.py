@@ -49,9 +49,9 @@ def topical_query(result) -> str:
 
 
 _ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]")
-# a gloss from its marker to the end of the question: "model editing, i.e. correcting knowledge in LLMs", "medical
-# images, like chest x-rays or scans", "SAEs — e.g. for interpretability"
-_GLOSS = re.compile(r"(?:\b(?:i\.\s?e|e\.\s?g)\b\.?"
+# an English gloss from its marker to the end of the question: "model editing, i.e. correcting knowledge in LLMs",
+# "medical images, like chest x-rays or scans" (intent._GLOSS is another thing: a Chinese clause's parenthesised gloss)
+_TRAILING_GLOSS = re.compile(r"(?:\b(?:i\.\s?e|e\.\s?g)\b\.?"
                     r"|[,;:—–]\s*(?:such as|like|for example|for instance|namely|that is)\b).*$", re.I)
 
 
@@ -61,12 +61,10 @@ def aside_readings(result) -> tuple[str, ...]:
     (DDPMs)", "medical imaging, e.g. X-rays, pathology slides"), and a paper on the subject need not write it."""
     if CJK.search(result.query):  # untranslated Chinese: its gloss is what can be read
         return ()
-    readings = []
-    for bare in dict.fromkeys([_ASIDE.sub(" ", result.query), _GLOSS.sub(" ", _ASIDE.sub(" ", result.query))]):
-        read = subject_words(result, query=bare) if bare != result.query else ""
-        if read and read not in readings:
-            readings.append(read)
-    return tuple(readings)
+    no_aside = _ASIDE.sub(" ", result.query)
+    bares = dict.fromkeys((no_aside, _TRAILING_GLOSS.sub(" ", no_aside)))
+    readings = [subject_words(result, query=bare) for bare in bares if bare != result.query]
+    return tuple(dict.fromkeys(read for read in readings if read))
 
 
 def subject_words(result, also: tuple[str, ...] = (), query: str | None = None) -> str:
