@@ -482,6 +482,9 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
     ('The papers tagged "Social Aspects · Accountability, Transparency, and Interpretability"?',
      ["Social Aspects · Accountability, Transparency and Interpretability"], ""),
     ("NeurIPS'24 papers on GNNs", ["NeurIPS 24"], "gnns"),
+    # the noun a presentation status is written with names no subject either
+    ("Which papers did the oral presentations at ICLR 2024 cover?", ["ICLR 2024", "oral"], ""),
+    ("Spotlight talks at ICML 2024 on diffusion?", ["ICML 2024", "Spotlight"], "diffusion"),
 ])
 def test_the_subject_is_what_metadata_and_request_wording_leave(question, spans, subject):
     """#44 3: what a list must be about (topical.topical_query), and whether anything is (names_a_topic)."""
