@@ -285,6 +285,20 @@ class AuthorIndex:
                 near = difflib.get_close_matches(fold(span), pool, n=5, cutoff=0.75)
                 closest = tuple(dict.fromkeys(self.full.get(k) or self.surnames[k][0] for k in near))
                 return AuthorMatch(span, closest=closest[:3])
+        return self._bare(question)
+
+    def _bare(self, question: str) -> AuthorMatch | None:
+        """A capitalised word that is one indexed author's surname, no English word and no word of the indexed texts,
+        names that author without any cue ("anything from Feizi on multimodal LLMs?"), as two such surnames joined do
+        (_pair); a surname several authors share needs a cue."""
+        from ragqa.query.spelling import english_words
+
+        for m in re.finditer(_SURNAME, question):
+            word = m["a"]
+            names = self.surnames.get(fold(word), [])
+            if (len(names) == 1 and word.lower() not in english_words()
+                    and fold(word) not in FRAME_WORDS | FUNCTION_WORDS and fold(word) not in self.vocabulary):
+                return AuthorMatch(word, names[0])
         return None
 
 

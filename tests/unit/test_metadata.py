@@ -39,6 +39,9 @@ PAPERS = {"a": {"authors": "Yoshua Bengio; Ann Lee", "text": "We train with Adam
     ("B. Schölkopf 参与了哪些论文？", "Bernhard Schölkopf", 0, False),
     ("Which papers did W. Chen write?", "Wei Chen", 0, False),  # of two Chens, the one whose initial fits
     ("What did X. Bengio publish?", None, 0, False),  # no indexed Bengio's given name starts with X
+    # no cue: a capitalised word one indexed author has as surname, no English word nor word of the indexed texts
+    ("anything from Bengio on causality?", "Yoshua Bengio", 0, True),
+    ("Schölkopf on causal inference", "Bernhard Schölkopf", 0, True),
 ])
 def test_author_named_in_a_question(question, name, candidates, topical):
     match = AuthorIndex(PAPERS).find(question)
@@ -52,6 +55,8 @@ def test_author_named_in_a_question(question, name, candidates, topical):
     "Which methods are improved by Adam?", "robustness of GAN training", "papers on Long sequences",
     "Which papers were trained by Adam et",
     "Do LLMs need sam long contexts?",  # "Sam Long" in lower case, both English words, capitals elsewhere
+    "Is Chen mentioned anywhere?",  # a surname two authors share needs a cue
+    "Is Adam better than SGD here?",  # a word of the indexed texts
 ])
 def test_no_author_where_none_is_named(question):
     assert AuthorIndex(PAPERS).find(question) is None
