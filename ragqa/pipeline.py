@@ -28,18 +28,27 @@ if TYPE_CHECKING:
 
 class Pipeline:
     def __init__(self, settings: Settings | None = None, embedder=None, llm=None, fast_llm=None, calibration=None,
-                 ingest_embedder=None):
+                 ingest_embedder=None, rewrite_llm=None):
         self.settings = settings or Settings()
         if calibration is not None:
             self.calibration = calibration
         self._embedder, self._llm, self._fast_llm = embedder, llm, fast_llm
         self._ingest_embedder = ingest_embedder if ingest_embedder is not None else embedder  # one given: it does both
-        self._rewrite_llm = fast_llm
+        self._rewrite_llm = rewrite_llm if rewrite_llm is not None else fast_llm
         self._lock = threading.Lock()
         self.translations: dict[str, str] = {}  # question -> English; deterministic, so cached
         self.rewrite_cache: Path | None = None  # evaluations: translations and rewrites kept on disk (rewrite_llm)
         self._cached_rewrites = None
         self._sized: tuple = (None, 0, None)  # (calibration, papers, its points for that size): collection_calibration
+
+    def use_llms(self, llm, fast_llm=None, rewrite_llm=None) -> "Pipeline":
+        """Swap the LLM stages: `llm` answers, and also does the fast model's and the question rewriter's work unless
+        `fast_llm` or `rewrite_llm` is given (a scripted model in tests, the packaged one in an evaluation)."""
+        with self._lock:
+            self._llm = llm
+            self._fast_llm = fast_llm if fast_llm is not None else llm
+            self._rewrite_llm = rewrite_llm if rewrite_llm is not None else self._fast_llm
+        return self
 
     # -- stages, loaded on first use ----------------------------------------------------------
     @property

@@ -96,24 +96,18 @@ def _real_subject_check(settings: Settings, real=None) -> None:
     scope.names_subject, scope.subject_phrase = logged, phrase
 
 
-def _real_rewrites(pipeline: Pipeline, real) -> None:
-    """Translations and follow-up rewrites by `real` (_packaged_llm: its completions kept in the evaluations' cache, so
-    the first run translates every Chinese question and later runs read them)."""
-    pipeline._rewrite_llm = real
-
-
 def paths(text: bool = False, subject_llm: bool = False, exclude: frozenset[str] = frozenset(),
           translate: bool = False) -> dict[str, dict]:
     """dataset:id -> the path its question took (`text`: and the answer's text, for a change meant to keep it); the sets
     named in `exclude` are left out. `translate`: Chinese questions translated (and follow-ups rewritten) by the real
     LLM, as `ask` does, not searched untranslated."""
-    llm = _Scripted()
-    pipeline = Pipeline(Settings(translate_queries=translate), llm=llm, fast_llm=llm)
-    real = _packaged_llm(pipeline.settings) if subject_llm or translate else None  # one model copy for both
+    llm, settings = _Scripted(), Settings(translate_queries=translate)
+    real = _packaged_llm(settings) if subject_llm or translate else None  # one model copy for both
+    # translations and follow-up rewrites by the packaged model (its completions cached: the first run translates
+    # every Chinese question, later runs read them), else by the script
+    pipeline = Pipeline(settings, llm=llm, fast_llm=llm, rewrite_llm=real if translate else None)
     if subject_llm:
-        _real_subject_check(pipeline.settings, real)
-    if translate:
-        _real_rewrites(pipeline, real)
+        _real_subject_check(settings, real)
     out: dict[str, dict] = {}
     for path in sorted(glob.glob(str(DATASETS / "*.jsonl"))):
         if "written_" in Path(path).name or Path(path).stem in exclude:

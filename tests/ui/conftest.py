@@ -52,8 +52,8 @@ def ui_pipeline(tmp_path_factory):
     pipeline = Pipeline(Settings(data_dir=tmp / "data", vectorstore_dir=tmp / "vs", embed_model="hash",
                                  min_relevance=0.1, calibration_file=calibration))
     pipeline.ingest(pipeline.load()[0], progress=False)
-    pipeline._llm = pipeline._fast_llm = pipeline._rewrite_llm = ScriptedLLM(
-        [lambda p: cite_first(p) if "Sources:" in p else p.split("Last question:")[-1].split("\n")[0].strip() or "q"])
+    pipeline.use_llms(ScriptedLLM(
+        [lambda p: cite_first(p) if "Sources:" in p else p.split("Last question:")[-1].split("\n")[0].strip() or "q"]))
     return pipeline
 
 

@@ -22,7 +22,7 @@ def cite(label, claim="It does this"):
 
 def _pipeline(indexed, replies):
     # one script for rewrites and answers
-    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(replies)
+    indexed.use_llms(ScriptedLLM(replies))
     return indexed
 
 

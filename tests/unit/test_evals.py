@@ -59,7 +59,7 @@ def test_answer_eval_counts_abstentions_by_kind(indexed):
     from evals.dataset import EvalQuestion
     from tests.fakes import ScriptedLLM
 
-    indexed._llm = indexed._rewrite_llm = ScriptedLLM(["The indexed papers do not answer this question."] * 3)
+    indexed.use_llms(ScriptedLLM(["The indexed papers do not answer this question."] * 3))
     from dataclasses import replace
 
     indexed.calibration = replace(indexed.calibration, answer_threshold=1.01)  # the model accepts no question

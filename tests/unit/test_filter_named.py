@@ -18,7 +18,7 @@ def _pipeline(indexed, subject: str):
         if "Words left:" in prompt:
             return subject
         return "It shows benign overfitting and grokking in ReLU networks [1]."
-    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM([reply])
+    indexed.use_llms(ScriptedLLM([reply]))
     indexed.__dict__["calibration"] = with_points(indexed.calibration, answer_threshold=1.1, list_threshold=1.1)
     return indexed
 
@@ -46,7 +46,7 @@ def test_request_words_beside_the_subject_do_not_hide_a_filters_papers(indexed):
         if "Words left:" in prompt:
             return "YES"
         return "It shows benign overfitting and grokking in ReLU networks [1]."
-    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM([reply])
+    indexed.use_llms(ScriptedLLM([reply]))
     indexed.__dict__["calibration"] = with_points(indexed.calibration, answer_threshold=1.1, list_threshold=1.1)
     answer = ask(indexed, "has Gal Vardi got anything on overfitting in my reading list")
     assert not answer.abstained and {c.title for c in answer.citations} == VARDI

@@ -116,8 +116,8 @@ def test_auto_profile_is_small_whatever_the_backend(backend):
 
 
 def _refusing(indexed, profile):
-    indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(
-        ["The indexed papers do not answer this question."])
+    indexed.use_llms(ScriptedLLM(
+        ["The indexed papers do not answer this question."]))
     indexed.settings = indexed.settings.model_copy(update={"model_profile": profile})
     indexed.__dict__.pop("profile", None)
     return indexed
@@ -162,8 +162,8 @@ def test_only_the_small_profile_tops_up(indexed):
 
     question = "Which graph neural network uses distributed-order fractional calculus?"
     for profile, expect in (("small", True), ("strong", False)):
-        indexed._llm = indexed._fast_llm = indexed._rewrite_llm = ScriptedLLM(
-            ["DRAGON uses distributed-order fractional calculus [1]."])
+        indexed.use_llms(ScriptedLLM(
+            ["DRAGON uses distributed-order fractional calculus [1]."]))
         indexed.settings = indexed.settings.model_copy(update={"model_profile": profile})
         indexed.__dict__.pop("profile", None)
         answer = indexed.ask(question)

@@ -27,7 +27,7 @@ def library(tmp_path):
     report, errors = load_paths([BIB])
     assert errors == [] and report.skipped == []
     result = pipeline.ingest(report, progress=False)
-    pipeline._llm = pipeline._fast_llm = pipeline._rewrite_llm = ScriptedLLM(["Unused [1]."] * 5)
+    pipeline.use_llms(ScriptedLLM(["Unused [1]."] * 5))
     return pipeline, report, result
 
 
