@@ -394,7 +394,7 @@ _CUE_WORD = r"(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics?|tracks?|categ
 _CUE_AFTER = re.compile(rf"^\W{{0,3}}(?:{_CUE_WORD}\b|\s*(?:领域|主题|关键词))", re.I)
 ZH_CUE = re.compile(r"领域|主题|关键词")  # a Chinese question's cue, for a label read from its translation
 _CUE_BEFORE = re.compile(r"\b(?:(?:primary\s+|subject\s+|topic\s+)?areas?|topics?|categor(?:y|ies)|keywords?)\s*"
-                         r"(?:of|on|:|called|named|labell?ed)?\s*(?:the\s+)?[\"“'‘]?\s*$",
+                         r"(?:of|on|:|called|named|labell?ed|标成|标为|标记为|标注为|是|为)?\s*(?:the\s+)?[\"“'‘]?\s*$",
                          re.I)  # not "keep track of X"
 
 

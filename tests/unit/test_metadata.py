@@ -335,6 +335,8 @@ TOPICAL = {"a": {"topic": "Deep Learning->Robustness"}, "b": {"topic": "Theory �
     ("Show me what is listed under \"reinforcement learning\"", "reinforcement learning", {"d"}, True),
     ("哪些论文属于「Learning Theory」？", "Learning Theory", {"b"}, True),
     ("Which papers say 'robust' things about robustness?", "robustness", {"a"}, False),  # the quote is another word
+    # a Chinese verb between the cue word and the label ("topic labelled as …")
+    ("帮我列一下 topic 标成 robustness 的所有论文", "robustness", {"a"}, True),
 ])
 def test_topic_named_in_a_question(question, span, papers, cued):
     from ragqa.query.metadata import TopicIndex
@@ -455,6 +457,10 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
     ("Which papers from the NeurIPS 2024 list tackle reinforcement learning?", ["NeurIPS 2024"],
      "reinforcement learning"),
     ("这个库里有多少篇ICLR 2024的论文？", ["ICLR 2024"], ""),
+    # Chinese request wording (frame_words.zh) names no subject: "help me list", "labelled as", "my saved"
+    ('帮我列一下 topic 标成 "Interpretability" 的所有论文', ["Interpretability"], ""),
+    ("我收藏的 ICLR 2024 oral 论文都列出来", ["ICLR 2024", "oral"], ""),
+    ("有没有时间序列预测的论文？", [], "时间序列预测"),
     ("How many papers are about quantum chemistry?", [], "quantum chemistry"),
     # verbs the request wording list lacks, learned from ML abstracts (lexicon/verbs.en.txt), frame no subject
     ("Which ICLR 2024 papers fall under the topic 'Computer Vision'?", ["ICLR 2024", "Computer Vision"], ""),
