@@ -201,8 +201,13 @@ class AuthorIndex:
 
     def find(self, question: str) -> AuthorMatch | None:
         """The author the question names, an ambiguous surname, or a strongly cued unknown name; with the indexed
-        authors joined to it by "and", "&", a comma, 和 or 与 ("papers by Lubana and Tanaka": `others`)."""
+        authors joined to it by "and", "&", a comma, 和 or 与 ("papers by Lubana and Tanaka": `others`). In a question
+        written all in lower case, indexed surnames that are no English word and no word of the indexed texts are
+        read as if capitalised (_pair, _bare); the cue rules are not (an unknown name needs its capitals)."""
         match = self._one(question) or self._pair(question)
+        if match is None and question == question.lower():  # "lubana & tanaka on icl?": surnames read capitalised
+            question = re.sub(r"[^\W\d_]+", lambda m: m[0].capitalize(), question)
+            match = self._pair(question) or self._bare(question)
         return self._joined(question, match) if match is not None and match.name else match
 
     def _resolved(self, span: str) -> str | None:

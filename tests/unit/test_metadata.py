@@ -42,6 +42,8 @@ PAPERS = {"a": {"authors": "Yoshua Bengio; Ann Lee", "text": "We train with Adam
     # no cue: a capitalised word one indexed author has as surname, no English word nor word of the indexed texts
     ("anything from Bengio on causality?", "Yoshua Bengio", 0, True),
     ("Schölkopf on causal inference", "Bernhard Schölkopf", 0, True),
+    # a question all in lower case: the same surnames, read as if capitalised
+    ("anything from schölkopf on causality?", "Bernhard Schölkopf", 0, True),
 ])
 def test_author_named_in_a_question(question, name, candidates, topical):
     match = AuthorIndex(PAPERS).find(question)
@@ -57,6 +59,8 @@ def test_author_named_in_a_question(question, name, candidates, topical):
     "Do LLMs need sam long contexts?",  # "Sam Long" in lower case, both English words, capitals elsewhere
     "Is Chen mentioned anywhere?",  # a surname two authors share needs a cue
     "Is Adam better than SGD here?",  # a word of the indexed texts
+    "is adam better than sgd for long contexts?",  # lower case: words of the indexed texts or English all the same
+    "papers by graph people",  # lower case: no unknown name is read from a cue
 ])
 def test_no_author_where_none_is_named(question):
     assert AuthorIndex(PAPERS).find(question) is None
@@ -215,9 +219,10 @@ def test_two_authors_admit_their_joint_papers_else_each_ones(pipeline, llm):
         return {pid for pid, m in metas.items() if name in authors_of(m)}
 
     joint = by("Ekdeep Singh Lubana") & by("Hidenori Tanaka")
-    answer = ask(pipeline, "papers by Lubana and Tanaka?")
-    assert joint and set(answer.counted) == joint and not answer.abstained
-    assert "author=Ekdeep Singh Lubana and Hidenori Tanaka" in " ".join(answer.notes)
+    for asked in ("papers by Lubana and Tanaka?", "lubana & tanaka papers?"):  # lower case: read capitalised
+        answer = ask(pipeline, asked)
+        assert joint and set(answer.counted) == joint and not answer.abstained, asked
+        assert "author=Ekdeep Singh Lubana and Hidenori Tanaka" in " ".join(answer.notes), asked
     either = by("Gal Vardi") | by("Bruno Loureiro")
     assert not by("Gal Vardi") & by("Bruno Loureiro")
     answer = ask(pipeline, "Vardi and Loureiro papers?")
