@@ -498,6 +498,9 @@ def test_a_work_cited_as_x_et_al_is_searched_not_refused_as_an_unknown_author(in
     ('The papers tagged "Social Aspects · Accountability, Transparency, and Interpretability"?',
      ["Social Aspects · Accountability, Transparency and Interpretability"], ""),
     ("NeurIPS'24 papers on GNNs", ["NeurIPS 24"], "gnns"),
+    # request verbs in every inflection
+    ("Which ICLR 2024 papers addressed or covered robustness?", ["ICLR 2024"], "robustness"),
+    ("Papers by Gal Vardi: what each one contributes", ["Gal Vardi"], ""),
     # the noun a presentation status is written with names no subject either
     ("Which papers did the oral presentations at ICLR 2024 cover?", ["ICLR 2024", "oral"], ""),
     ("Spotlight talks at ICML 2024 on diffusion?", ["ICML 2024", "Spotlight"], "diffusion"),
