@@ -24,7 +24,7 @@ from ragqa.answer.context import AnswerContext, Event
 from ragqa.answer.messages import messages
 from ragqa.answer.records import Answer, Source
 from ragqa.answer.scope import asks_every_paper, label_is_the_subject, near_subject
-from ragqa.answer.topical import aside_readings, judge_topical, label_text, topical_query
+from ragqa.answer.topical import aside_readings, judge_topical, label_readings, label_text, topical_query
 from ragqa.query.intent import COUNT, GROUP, asks_newest, group_key
 from ragqa.query.metadata import names_a_topic
 from ragqa.retrieval.hits import Hit
@@ -65,7 +65,7 @@ def collection(ctx: AnswerContext) -> Iterator[Event]:
     subject = topical_query(ctx.result)
     topicality = judge_topical(ctx.pipeline.topical, subject, ctx.candidates,
                                {h.paper_id: h.meta for h in ctx.retrieved}, ctx.searcher.term_stats(),
-                               also=aside_readings(ctx.result))
+                               also=aside_readings(ctx.result) + label_readings(ctx.result))
     by_id.update({h.paper_id: h for h in labelled if h.paper_id not in by_id})
     on, weaker = collection_tiers(ctx.judgement, topicality, [h.paper_id for h in labelled], lambda p: by_id[p].meta)
     if not on and label_is_the_subject(ctx):  # again, the label the subject

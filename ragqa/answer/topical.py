@@ -67,6 +67,28 @@ def aside_readings(result) -> tuple[str, ...]:
     return tuple(dict.fromkeys(read for read in readings if read))
 
 
+_LABEL_LEVEL = re.compile(r"\s*(?:·|->|›)\s*")  # "Deep Learning · Generative Models", "Applications->Health"
+_LABEL_EITHER = re.compile(r"\s*(?:,\s*(?:and\s+)?|&|\band\b)\s*", re.I)
+
+
+def label_readings(result) -> tuple[str, ...]:
+    """The subject read with the topic label it names (result.label: a label as the collection writes it, whose papers
+    the filters leave out) replaced by each part of the label's last level: a label's last level names its subject,
+    and "X and Y" in a label means either, as the papers under it show ("ICML'24 stuff on Deep Learning · Generative
+    Models and Autoencoders": generative models, autoencoders)."""
+    label = getattr(result, "label", None)
+    if label is None or CJK.search(result.query):
+        return ()
+    from ragqa.query.metadata import span_pattern
+
+    leaf = _LABEL_LEVEL.split(label.span)[-1]
+    parts = [part for part in _LABEL_EITHER.split(leaf) if part.strip()]
+    if parts == [label.span]:
+        return ()
+    asked = [re.sub(span_pattern(label.span), f" {part} ", result.query, flags=re.I) for part in parts]
+    return tuple(dict.fromkeys(read for read in (subject_words(result, query=q) for q in asked) if read))
+
+
 def subject_words(result, also: tuple[str, ...] = (), query: str | None = None) -> str:
     """The searched question less the filters' values (as the collection writes them, with a venue's series and year),
     the spans `also` and request wording (metadata.subject_of); "" when nothing is left."""

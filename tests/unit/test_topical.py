@@ -260,3 +260,25 @@ def test_a_subject_s_gloss_after_i_e_or_like_is_also_read_without_it():
     assert read("Which papers study diffusion models (e.g. DDPM), such as video diffusion?") == \
         ("diffusion models video diffusion", "diffusion models")
     assert read("papers on models like GPT") == ()  # no comma before "like": part of the subject
+
+
+def test_a_label_the_filters_leave_out_is_also_read_by_each_part_of_its_last_level():
+    """A label's last level names its subject and "X and Y" in it means either: "Deep Learning · Generative Models and
+    Autoencoders" over papers of another venue is read as "generative models" and as "autoencoders"; a label of one
+    part, or none named, adds no reading."""
+    from types import SimpleNamespace
+
+    from ragqa.answer.topical import label_readings
+    from ragqa.query.metadata import TopicMatch
+    from ragqa.query.request import Filters
+
+    def read(query, span):
+        label = TopicMatch(span, tuple(span.lower().split()), frozenset({"x"}), False) if span else None
+        return label_readings(SimpleNamespace(filters=Filters(venue="ICML 2024"), query=query, label=label))
+
+    label = "Deep Learning · Generative Models and Autoencoders"
+    assert read(f"show me the ICML'24 stuff on {label}", label) == ("generative models", "autoencoders")
+    assert read("ICML 2024 papers on Applications->Health, Medicine", "Applications->Health, Medicine") == \
+        ("health", "medicine")
+    assert read("ICML 2024 papers on Robustness", "Robustness") == ()
+    assert read("ICML 2024 papers on generative models", None) == ()
