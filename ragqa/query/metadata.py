@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ragqa.ingest.paper import authors_of
-from ragqa.text.terms import REQUEST_VERBS
+from ragqa.text.terms import REQUEST_VERBS, terms
 
 # A surname alone becomes an author only after a cue that makes it one: a weak cue ("by Bengio")
 # only for a surname that is no word of the indexed texts ("improved by Adam", "the Long context"),
@@ -120,6 +120,7 @@ class AuthorIndex:
     def __init__(self, papers: dict[str, dict]):
         self._texts = papers
         self._vocabulary: set[str] | None = None
+        self._term_df = None  # the catalog's term table (use_terms), asked instead of reading every abstract
         self.papers: dict[str, int] = {}  # an author's first spelling -> their papers
         self.full: dict[str, str] = {}  # folded name -> that spelling
         self.surnames: dict[str, list[str]] = {}
@@ -138,7 +139,7 @@ class AuthorIndex:
 
     # saved with a reader's views (snapshot.py) without the records, which stay in the catalog
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_texts": {}, "_loose": None, "_outer": None}
+        return {**self.__dict__, "_texts": {}, "_loose": None, "_outer": None, "_term_df": None}
 
     def same_person(self, name: str) -> list[str]:
         """The indexed spellings of `name` up to middle initials and dots ("James Y. Zou" -> James Y Zou, James Zou),
@@ -157,6 +158,20 @@ class AuthorIndex:
     def attach(self, papers) -> None:
         """The records a loaded index reads on its rare paths (the vocabulary of every abstract)."""
         self._texts = papers
+
+    def use_terms(self, term_df) -> None:
+        """The catalog's term table (`term_df(terms)` -> {term: papers}, store/catalog_terms.py), which says whether
+        the indexed texts hold a word without reading them: at 1M papers the vocabulary is minutes and gigabytes."""
+        self._term_df = term_df
+
+    def in_texts(self, word: str) -> bool:
+        """Whether an indexed paper writes `word` (a surname that is also a term, "Adam", is no bare name): asked of the
+        term table when there is one (titles and texts, plurals folded as terms.py folds them), else of the vocabulary
+        of every abstract."""
+        if getattr(self, "_term_df", None) is not None:
+            found = terms(word)
+            return not found or bool(self._term_df(found))
+        return fold(word) in self.vocabulary
 
     @property
     def vocabulary(self) -> set[str]:
@@ -254,7 +269,7 @@ class AuthorIndex:
         """Two surnames joined by _JOIN, each one indexed author's and no word of the indexed texts, name authors
         without any other cue ("Lubana and Tanaka on in-context learning?")."""
         for m in re.finditer(_SURNAME.replace("(?P<a>", "(?P<b>") + _JOIN + _SURNAME, question):
-            found = [self._resolved(w) if fold(w) not in self.vocabulary else None for w in (m["b"], m["a"])]
+            found = [self._resolved(w) if not self.in_texts(w) else None for w in (m["b"], m["a"])]
             if all(found) and found[0] != found[1]:
                 return AuthorMatch(m["b"], found[0])
         return None
@@ -270,7 +285,7 @@ class AuthorIndex:
             for m in re.finditer(cue, question):
                 word = m["a"].rstrip(".'’")
                 names = self.surnames.get(fold(word))
-                if not names or (weak and fold(word) in self.vocabulary):
+                if not names or (weak and self.in_texts(word)):
                     continue
                 if len(names) == 1:
                     return AuthorMatch(word, names[0])
@@ -302,7 +317,7 @@ class AuthorIndex:
             word = m["a"]
             names = self.surnames.get(fold(word), [])
             if (len(names) == 1 and word.lower() not in english_words()
-                    and fold(word) not in FRAME_WORDS | FUNCTION_WORDS and fold(word) not in self.vocabulary):
+                    and fold(word) not in FRAME_WORDS | FUNCTION_WORDS and not self.in_texts(word)):
                 return AuthorMatch(word, names[0])
         return None
 

@@ -160,7 +160,9 @@ class CollectionViews:
         return self._facet("surnames")
 
     def authors(self) -> AuthorIndex:
-        return self._facet("author index")
+        index = self._facet("author index")
+        index.use_terms(self.index.catalog.term_frequencies)  # "is this word in the indexed texts?" per question
+        return index
 
     def topic_index(self) -> TopicIndex:
         return self._facet("topic index")

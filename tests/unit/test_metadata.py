@@ -555,3 +555,16 @@ def test_an_author_written_without_a_middle_name_is_the_indexed_author():
     assert index.same_person("Ekdeep Lubana") == ["Ekdeep Singh Lubana"]
     assert index.same_person("Hidenori Lubana") == [] and index.same_person("Lubana") == []
     assert AuthorIndex({"a": {"authors": "ZhengTingHuang"}}).same_person("Tanaka") == []  # a one-word name
+
+
+def test_whether_a_word_is_in_the_indexed_texts_is_asked_of_the_term_table():
+    """At 1M papers the vocabulary of every abstract is minutes and gigabytes: with the catalog's term table attached,
+    a bare surname is checked against it, and the abstracts are never read whole."""
+    def term_df(terms):
+        return {t: 3 for t in terms if t == "mamba"}  # "mamba" is a term indexed papers write
+
+    index = AuthorIndex({"a": {"authors": "Soheil Feizi; Ann Mamba", "text": "We study Feizi."}})
+    index.use_terms(term_df)
+    assert index.find("anything from Feizi on multimodal LLMs?").name == "Soheil Feizi"  # the table lacks it
+    assert index.find("Is Mamba faster than attention?") is None
+    assert index._vocabulary is None
