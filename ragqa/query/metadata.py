@@ -17,10 +17,10 @@ from pathlib import Path
 from ragqa.ingest.paper import authors_of
 from ragqa.text.terms import REQUEST_VERBS, terms
 
-# A surname alone becomes an author only after a cue that makes it one: a weak cue ("by Bengio")
-# only for a surname that is no word of the indexed texts ("improved by Adam", "the Long context"),
-# a strong cue ("Bengio et al.", "Bengio's papers", "Bengio 等") for any surname. Surnames are
-# title-case words (not GAN, LoRA).
+# A surname alone becomes an author after a cue that makes it one: a strong cue ("Bengio et al.", "Bengio's
+# papers", "Bengio 等") for any surname, a weak cue ("by Bengio") only for a surname that is no word of the indexed
+# texts ("improved by Adam", "the Long context"); with no cue (AuthorIndex._bare, _pair) only for one author's surname
+# that is no English word either ("anything from Feizi on …"). Surnames are title-case words (not GAN, LoRA).
 _SURNAME = r"(?P<a>[A-Z][a-z\u00c0-\u024f'’-]*[a-z\u00c0-\u024f])(?![\w-])"  # the whole word: not "Fei" of "Fei-Fei"
 _WEAK_CUES = (rf"\bby\s+(?:Prof(?:essor)?\.?\s+|Dr\.?\s+)?{_SURNAME}(?!\s*[A-Z])",
               # a Latin-letter name set in Chinese ("我收藏的 Feizi 的论文", "Loureiro 的论文")
@@ -175,7 +175,7 @@ class AuthorIndex:
 
     @property
     def vocabulary(self) -> set[str]:
-        """Every word of the indexed abstracts (built when a weak cue first needs it)."""
+        """Every word of the indexed abstracts (built when in_texts first needs it and no term table is attached)."""
         if self._vocabulary is None:
             self._vocabulary = {w for m in self._texts.values()
                                 for w in re.findall(r"[a-z]+", (m.get("text") or "").lower())}
