@@ -76,7 +76,7 @@ def label_readings(result) -> tuple[str, ...]:
     the filters leave out) replaced by each part of the label's last level: a label's last level names its subject,
     and "X and Y" in a label means either, as the papers under it show ("ICML'24 stuff on Deep Learning · Generative
     Models and Autoencoders": generative models, autoencoders)."""
-    label = getattr(result, "label", None)
+    label = result.label
     if label is None or CJK.search(result.query):
         return ()
     from ragqa.query.metadata import span_pattern

@@ -160,7 +160,7 @@ class AuthorIndex:
         self._texts = papers
 
     def use_terms(self, term_df) -> None:
-        """The catalog's term table (`term_df(terms)` -> {term: papers}, store/catalog_terms.py), which says whether
+        """The catalog's term table (`term_df(terms)` -> {term: papers}: TermStats.df), which says whether
         the indexed texts hold a word without reading them: at 1M papers the vocabulary is minutes and gigabytes."""
         self._term_df = term_df
 
@@ -317,7 +317,8 @@ class AuthorIndex:
             word = m["a"]
             names = self.surnames.get(fold(word), [])
             if (len(names) == 1 and word.lower() not in english_words()
-                    and fold(word) not in FRAME_WORDS | FUNCTION_WORDS and not self.in_texts(word)):
+                    and fold(word) not in FRAME_WORDS and fold(word) not in FUNCTION_WORDS
+                    and not self.in_texts(word)):
                 return AuthorMatch(word, names[0])
         return None
 

@@ -161,7 +161,7 @@ class CollectionViews:
 
     def authors(self) -> AuthorIndex:
         index = self._facet("author index")
-        index.use_terms(self.index.catalog.term_frequencies)  # "is this word in the indexed texts?" per question
+        index.use_terms(self.term_stats().df)  # "is this word in the indexed texts?": the cached term-table look-up
         return index
 
     def topic_index(self) -> TopicIndex:
